@@ -1,0 +1,25 @@
+import matplotlib.pyplot as plt
+import numpy as np
+
+from kernelbook import page
+
+r = page.result("machine")
+copy_gbps = r.data["bandwidth"]["copy"]["gbps"]
+peak_tflops = r.data["matmul"]["tflops"]
+ridge = r.data["ridge_flop_per_byte"]
+
+intensity = np.logspace(-1, 4, 200)  # FLOP per byte
+attainable = np.minimum(peak_tflops, intensity * copy_gbps / 1e3)  # TFLOP/s
+
+fig, ax = plt.subplots(figsize=(6.4, 3.6))
+ax.loglog(intensity, attainable, lw=2, label=f"{page.machine_label(r)}: measured ceilings")
+ax.axvline(ridge, ls=":", c="gray")
+ax.annotate(f"ridge ≈ {ridge:.0f} FLOP/B", (ridge, peak_tflops / 4), xytext=(8, 0), textcoords="offset points")
+swiglu = 5 / 6  # silu(g) * u: ~5 FLOP per element over 6 bytes moved in bf16
+ax.scatter([swiglu], [swiglu * copy_gbps / 1e3], zorder=3, c="C3", label="SwiGLU activation, fused")
+ax.set_xlabel("arithmetic intensity (FLOP per byte of DRAM traffic)")
+ax.set_ylabel("attainable TFLOP/s")
+ax.legend(loc="lower right", fontsize=8)
+ax.grid(True, which="both", alpha=0.3)
+print(page.figure(fig, "Roofline from the measured copy bandwidth and bf16 matmul rate"))
+print(page.provenance(r))

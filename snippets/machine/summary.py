@@ -1,0 +1,16 @@
+from kernelbook import page
+
+r = page.result("machine")
+bw, mm, launch = r.data["bandwidth"], r.data["matmul"], r.data["launch"]
+laptop = page.result("machine", "nvidia-geforce-rtx-4060-laptop-gpu").data
+
+print(
+    f"This {page.machine_label(r)} copies {page.num(bw['copy']['gbps'] / 1e3, 2)} TB/s (bytes read plus bytes "
+    f"written) and multiplies bf16 matrices at {page.num(mm['tflops'], 0)} TFLOP/s, so a kernel needs about "
+    f"**{page.num(r.data['ridge_flop_per_byte'], 0)} FLOP per byte** before arithmetic, not memory, limits it. "
+    f"The article's laptop needed {page.num(laptop['ridge_flop_per_byte'], 0)}: the H200 moves "
+    f"{page.num(bw['copy']['gbps'] / laptop['copy_gbps'], 0)} times the bytes and does "
+    f"{page.num(mm['tflops'] / laptop['bf16_tflops'], 0)} times the arithmetic. A launch from Python costs "
+    f"{page.num(launch['eager_us_per_launch'], 1)} µs of GPU wall time when the kernel itself is trivial; replayed "
+    f"from a CUDA graph the same kernel costs {page.num(launch['graph_us_per_launch'], 2)} µs."
+)

@@ -1,0 +1,3 @@
+from kernelbook.cli import main
+
+raise SystemExit(main())

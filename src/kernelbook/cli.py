@@ -1,0 +1,172 @@
+"""python -m kernelbook: list, run and check the site's experiments.
+
+  list               each experiment's status per machine in results/: fresh, stale, missing, published
+  run NAME... | --all  measure on this GPU, one subprocess per experiment (a hang, OOM or crash stays contained)
+  check              exit 1 if any experiment lacks a fresh result for the primary machine, naming the fix
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kernelbook import paths, store
+from kernelbook.registry import EXPERIMENTS, UnknownExperiment, get
+
+
+def _err(msg: str) -> int:
+    print(f"kernelbook: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    machines = store.machines()
+    primary = paths.primary_machine()
+    if primary not in machines:
+        machines.insert(0, primary)
+    width = max(len(e.name) for e in EXPERIMENTS)
+    print(f"{'experiment':<{width}}  " + "  ".join(f"{m:<14}" for m in machines))
+    for e in EXPERIMENTS:
+        row = [store.status(e.name, m) for m in machines]
+        print(f"{e.name:<{width}}  " + "  ".join(f"{s:<14}" for s in row))
+    print(f"\nprimary machine: {primary}  (results in {paths.results_dir()})")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    machine = args.machine or paths.primary_machine()
+    bad = []
+    for e in EXPERIMENTS:
+        try:
+            res = store.load(e.name, machine)
+        except FileNotFoundError:
+            bad.append(f"MISSING  {e.name}: no result on {machine}")
+            continue
+        except store.StoreError as err:
+            bad.append(f"CORRUPT  {e.name}: {err}")
+            continue
+        if res.stale:
+            bad.append(f"STALE    {e.name}: code changed since it was measured ({', '.join(res.changed)})")
+    if not bad:
+        print(f"kernelbook check: all {len(EXPERIMENTS)} experiments have fresh results on {machine}")
+        return 0
+    for line in bad:
+        print(line)
+    names = " ".join(line.split()[1].rstrip(":") for line in bad)
+    print(f"\n{len(bad)} of {len(EXPERIMENTS)} need measuring on {machine}: python -m kernelbook run {names}")
+    return 1
+
+
+def _gpu_slug() -> str | None:
+    """This machine's GPU slug, asked of a subprocess so that the parent never initialises CUDA."""
+    code = "import torch,sys; sys.stdout.write(torch.cuda.get_device_name(0) if torch.cuda.is_available() else '')"
+    try:
+        name = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return paths.machine_slug(name) if name.strip() else None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        exps = list(EXPERIMENTS) if args.all else [get(n) for n in args.names]
+    except UnknownExperiment as e:
+        return _err(str(e))
+    if not exps:
+        return _err("name at least one experiment, or --all")
+    slug = _gpu_slug()
+    if slug is None:
+        return _err("no CUDA GPU here: experiments measure a GPU; on a laptop, `mkdocs serve` replays stored results")
+    machine = args.machine or slug
+    failed = []
+    for i, e in enumerate(exps, 1):
+        print(f"[{i}/{len(exps)}] {e.name}: {e.title} ...", flush=True)
+        t0 = time.perf_counter()
+        ok, msg = run_one(e.name, machine, args.timeout or e.timeout_s)
+        status = "ok" if ok else "FAILED"
+        print(f"[{i}/{len(exps)}] {e.name}: {status} in {time.perf_counter() - t0:.1f} s{'  ' + msg if msg else ''}",
+              flush=True)
+        if not ok:
+            failed.append(e.name)
+    if failed:
+        print(f"kernelbook: {len(failed)} failed, earlier results kept: {' '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_one(name: str, machine: str, timeout_s: float) -> tuple[bool, str]:
+    """Measure one experiment in a child process; store its result only if the child finished cleanly."""
+    with tempfile.TemporaryDirectory(prefix="kernelbook-") as tmp:
+        out = Path(tmp) / "result.json"
+        cmd = [sys.executable, "-m", "kernelbook", "_child", name, str(out)]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        try:
+            proc = subprocess.run(cmd, env=env, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return False, f"(timed out after {timeout_s:.0f} s)"
+        if proc.returncode != 0:
+            return False, f"(exit status {proc.returncode})"
+        try:
+            rec = json.loads(out.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            return False, f"(child wrote no readable result: {e})"
+        path = store.save(name, machine, rec["data"], rec["provenance"])
+        return True, f"-> {path.relative_to(paths.root())}"
+
+
+def cmd_child(args: argparse.Namespace) -> int:
+    """Runs inside the subprocess: provenance, the measurement, provenance again, one JSON file."""
+    from kernelbook import provenance
+
+    e = get(args.name)
+    prov = provenance.start()
+    h, files = store.code_hash(e)
+    module, func = e.entry.split(":")
+    t0 = time.perf_counter()
+    data = getattr(importlib.import_module(module), func)()
+    prov = provenance.finish({**prov, "experiment": e.name, "code_hash": h, "source_hashes": files},
+                             time.perf_counter() - t0)
+    Path(args.out).write_text(json.dumps({"data": data, "provenance": prov}, allow_nan=False))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m kernelbook", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
+    sub.required = True
+    s = sub.add_parser("list", help="status of every experiment on every machine in results/")
+    s.set_defaults(func=cmd_list)
+    s = sub.add_parser("run", help="measure experiments on this GPU and store the results",
+                       description="Measure on this GPU. Each experiment runs in its own subprocess with a timeout; "
+                                   "a result is stored (atomically) only when its run succeeds.")
+    s.add_argument("names", nargs="*", metavar="NAME", help="experiments to run (see `list`)")
+    s.add_argument("--all", action="store_true", help="run every experiment")
+    s.add_argument("--machine", help="store under this machine name instead of the GPU's own slug")
+    s.add_argument("--timeout", type=float, help="seconds per experiment (default: each experiment's own)")
+    s.set_defaults(func=cmd_run)
+    s = sub.add_parser("check", help="fail on a missing, stale or corrupt result for the primary machine",
+                       description="Exit 1 if any experiment lacks a fresh result on the primary machine "
+                                   "(pyproject's [tool.kernelbook] primary-machine, or $KERNELBOOK_MACHINE).")
+    s.add_argument("--machine", help="check this machine instead of the primary one")
+    s.set_defaults(func=cmd_check)
+    s = sub.add_parser("_child")  # internal: one experiment inside its own process
+    s.add_argument("name")
+    s.add_argument("out")
+    s.set_defaults(func=cmd_child)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (UnknownExperiment, store.StoreError) as e:
+        return _err(str(e))

@@ -1,0 +1,157 @@
+"""The page API: what a markdown-exec block on the site calls to show a stored result.
+
+    from kernelbook import page
+    r = page.result("machine")          # measured on the primary machine; measures first in measure/auto mode
+    print(page.table(["what", "value"], [["copy", page.num(r.data["bandwidth"]["copy"]["gbps"], 0)]]))
+    print(page.provenance(r))
+
+KERNELBOOK_MODE picks where results come from:
+  replay   read results/ only (the default without a GPU); a missing result raises, which fails a strict build
+  measure  run each experiment once per build on this GPU, store it, then read it (the GPU runner)
+  auto     measure what is missing or stale when a GPU is present, else replay
+A stale result (its code changed since it was measured) renders with a warning box on the page and makes
+`python -m kernelbook check` fail.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from kernelbook import paths, store
+from kernelbook.registry import get
+
+MODES = ("replay", "measure", "auto")
+_measured: set[str] = set()
+_gpu: str | None | bool = False  # False: not asked yet
+
+
+def _gpu_slug() -> str | None:
+    global _gpu
+    if _gpu is False:
+        from kernelbook.cli import _gpu_slug as ask
+
+        _gpu = ask()
+    return _gpu  # type: ignore[return-value]
+
+
+def mode() -> str:
+    m = os.environ.get("KERNELBOOK_MODE")
+    if m:
+        if m not in MODES:
+            raise ValueError(f"KERNELBOOK_MODE={m!r}: expected one of {', '.join(MODES)}")
+        return m
+    return "auto" if _gpu_slug() == paths.primary_machine() else "replay"
+
+
+def _measure(name: str) -> None:
+    from kernelbook.cli import run_one
+
+    slug = _gpu_slug()
+    if slug is None:
+        raise RuntimeError(f"KERNELBOOK_MODE=measure but no CUDA GPU is visible to measure {name}")
+    exp = get(name)
+    print(f"kernelbook: measuring {name} on {slug} ...", file=sys.stderr, flush=True)
+    ok, msg = run_one(name, slug, exp.timeout_s)
+    _measured.add(name)
+    if not ok:
+        raise RuntimeError(f"measuring {name} failed {msg}")
+
+
+def result(name: str, machine: str | None = None) -> store.Result:
+    """The result of `name` on `machine` (default: the primary machine), measured first where the mode says so."""
+    machine = machine or paths.primary_machine()
+    m = mode()
+    if m != "replay" and name not in _measured and machine == _gpu_slug():
+        if m == "measure" or store.status(name, machine) in (store.MISSING, store.STALE):
+            _measure(name)
+    res = store.load(name, machine)
+    if res.stale:
+        print(f"kernelbook: STALE result shown: {name} on {machine} (changed: {', '.join(res.changed)}); "
+              f"re-measure with `python -m kernelbook run {name}`", file=sys.stderr, flush=True)
+    return res
+
+
+def results(name: str) -> dict[str, store.Result]:
+    """Every machine's result of `name`: the primary first, then other measured machines, then published ones."""
+    primary = paths.primary_machine()
+    out = {primary: result(name)}
+    for m in store.machines():
+        if m != primary and store.status(name, m) not in (store.MISSING, store.CORRUPT):
+            out[m] = store.load(name, m)
+    return dict(sorted(out.items(), key=lambda kv: (kv[0] != primary, kv[1].published, kv[0])))
+
+
+# ---- formatting ---------------------------------------------------------------------------------------------------
+
+def num(x: float | int | None, digits: int = 1, unit: str = "") -> str:
+    """12345.6 -> '12,345.6'. None -> an em dash (not measured)."""
+    if x is None:
+        return "—"
+    s = f"{x:,.{digits}f}"
+    return f"{s} {unit}".rstrip() if unit else s
+
+
+def pct(x: float | None, digits: int = 0) -> str:
+    return "—" if x is None else f"{100 * x:.{digits}f}%"
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None) -> str:
+    """A Markdown table. align: one letter per column, l/r/c (default: first left, rest right)."""
+    headers = list(headers)
+    align = align or "l" + "r" * (len(headers) - 1)
+    rule = {"l": ":--", "r": "--:", "c": ":-:"}
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule[a] for a in align) + " |"]
+    n = 0
+    for row in rows:
+        cells = [str(c).replace("|", "\\|").replace("\n", " ") for c in row]
+        if len(cells) != len(headers):
+            raise ValueError(f"row {cells} has {len(cells)} cells for {len(headers)} columns")
+        lines.append("| " + " | ".join(cells) + " |")
+        n += 1
+    if n == 0:
+        raise ValueError("a table with no rows")
+    return "\n".join(lines) + "\n"
+
+
+def figure(fig: Any, alt: str) -> str:
+    """A matplotlib figure as an inline SVG image (one line of HTML, safe inside Markdown)."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    plt.close(fig)
+    b64 = base64.b64encode(buf.getvalue()).decode()
+    alt = alt.replace('"', "&quot;")
+    return f'\n<img class="kb-figure" alt="{alt}" src="data:image/svg+xml;base64,{b64}">\n'
+
+
+def machine_label(res: store.Result) -> str:
+    gpu = res.provenance.get("gpu") or res.machine
+    return str(gpu).replace("NVIDIA ", "").replace("GeForce ", "").replace(" GPU", "")
+
+
+def provenance(res: store.Result) -> str:
+    """One line under a table or figure: where and when its numbers came from, and a warning box if stale."""
+    p = res.provenance
+    if res.published:
+        return f'\n<p class="kb-provenance">Published figures: {p.get("source", "?")}.</p>\n'
+    v = p.get("versions", {})
+    git = p.get("git", {})
+    commit = (git.get("commit") or "unknown")[:8] + (" (dirty)" if git.get("dirty") else "")
+    smi = p.get("smi_start", {})
+    clocks = f"SM {smi.get('clocks.sm', '?')} MHz, mem {smi.get('clocks.mem', '?')} MHz at start" if smi else ""
+    parts = [f"Measured on {p.get('gpu', res.machine)} ({p.get('sm_count', '?')} SMs, driver {p.get('driver', '?')})",
+             f"torch {v.get('torch')}, triton {v.get('triton')}, CUDA {v.get('cuda')}, transformers "
+             f"{v.get('transformers')}", clocks, f"{str(p.get('started_utc', '?'))[:10]}", f"commit {commit}",
+             f"code {str(p.get('code_hash', '?'))[:8]}"]
+    line = f'\n<p class="kb-provenance">{" · ".join(x for x in parts if x)}</p>\n'
+    if res.stale:
+        line += (f'\n!!! danger "Stale result: {res.experiment}"\n    The code behind these numbers changed after they '
+                 f"were measured ({', '.join(res.changed)}). Re-measure on {res.machine} with "
+                 f"`python -m kernelbook run {res.experiment}`.\n")
+    return line

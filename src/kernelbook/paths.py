@@ -1,0 +1,47 @@
+"""Where the repository, its results and its configuration live."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from functools import cache
+from pathlib import Path
+
+DEFAULT_PRIMARY = "nvidia-h200"
+
+
+def root() -> Path:
+    """The repository root: $KERNELBOOK_ROOT, else the checkout this package sits in (src/kernelbook/..)."""
+    env = os.environ.get("KERNELBOOK_ROOT")
+    if env:
+        return Path(env).resolve()
+    return Path(__file__).resolve().parents[2]
+
+
+def results_dir() -> Path:
+    """results/ under the root, or $KERNELBOOK_RESULTS (tests and scratch renders point it elsewhere)."""
+    env = os.environ.get("KERNELBOOK_RESULTS")
+    return Path(env).resolve() if env else root() / "results"
+
+
+@cache
+def _pyproject(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+
+
+def primary_machine() -> str:
+    """The machine whose results the site shows first: $KERNELBOOK_MACHINE, else pyproject's [tool.kernelbook]."""
+    env = os.environ.get("KERNELBOOK_MACHINE")
+    if env:
+        return env
+    conf = _pyproject(root() / "pyproject.toml").get("tool", {}).get("kernelbook", {})
+    return conf.get("primary-machine", DEFAULT_PRIMARY)
+
+
+def machine_slug(gpu_name: str) -> str:
+    """'NVIDIA H200' -> 'nvidia-h200'; 'NVIDIA GeForce RTX 4060 Laptop GPU' -> 'nvidia-geforce-rtx-4060-laptop-gpu'."""
+    return re.sub(r"[^a-z0-9]+", "-", gpu_name.lower()).strip("-")
