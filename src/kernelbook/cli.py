@@ -118,7 +118,7 @@ def run_one(name: str, machine: str, timeout_s: float) -> tuple[bool, str]:
         except (OSError, json.JSONDecodeError) as e:
             return False, f"(child wrote no readable result: {e})"
         path = store.save(name, machine, rec["data"], rec["provenance"])
-        return True, f"-> {path.relative_to(paths.root())}"
+        return True, f"-> {paths.display(path)}"
 
 
 def cmd_child(args: argparse.Namespace) -> int:

@@ -19,10 +19,18 @@ def root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
-def results_dir() -> Path:
-    """results/ under the root, or $KERNELBOOK_RESULTS (tests and scratch renders point it elsewhere)."""
+def results_dirs() -> list[Path]:
+    """Where results are looked up, first match wins: results/ under the root, or $KERNELBOOK_RESULTS, a
+    colon-separated list (a preview with fixtures uses `tests/fixtures/results:results`). New results go to the
+    first."""
     env = os.environ.get("KERNELBOOK_RESULTS")
-    return Path(env).resolve() if env else root() / "results"
+    if not env:
+        return [root() / "results"]
+    return [Path(p).resolve() for p in env.split(os.pathsep) if p]
+
+
+def results_dir() -> Path:
+    return results_dirs()[0]
 
 
 @cache
@@ -45,3 +53,11 @@ def primary_machine() -> str:
 def machine_slug(gpu_name: str) -> str:
     """'NVIDIA H200' -> 'nvidia-h200'; 'NVIDIA GeForce RTX 4060 Laptop GPU' -> 'nvidia-geforce-rtx-4060-laptop-gpu'."""
     return re.sub(r"[^a-z0-9]+", "-", gpu_name.lower()).strip("-")
+
+
+def display(path: Path) -> str:
+    """A path relative to the repository root where it lies inside it, else absolute."""
+    try:
+        return str(path.resolve().relative_to(root()))
+    except ValueError:
+        return str(path)

@@ -66,12 +66,15 @@ class Result:
 
 
 def result_path(machine: str, name: str) -> Path:
+    """Where the record of `name` on `machine` is (the first results folder holding it), or would be written."""
+    for d in paths.results_dirs():
+        if (d / machine / f"{name}.json").is_file():
+            return d / machine / f"{name}.json"
     return paths.results_dir() / machine / f"{name}.json"
 
 
 def machines() -> list[str]:
-    d = paths.results_dir()
-    return sorted(p.name for p in d.iterdir() if p.is_dir()) if d.is_dir() else []
+    return sorted({p.name for d in paths.results_dirs() if d.is_dir() for p in d.iterdir() if p.is_dir()})
 
 
 def _read(path: Path) -> dict:
@@ -91,7 +94,7 @@ def load(name: str, machine: str | None = None) -> Result:
     path = result_path(machine, name)
     if not path.is_file():
         raise FileNotFoundError(
-            f"no stored result for {name} on {machine} ({path.relative_to(paths.root())}); "
+            f"no stored result for {name} on {machine} ({paths.display(path)}); "
             f"measure it on that GPU with `python -m kernelbook run {name}`")
     rec = _read(path)
     res = Result(name, machine, rec["kind"], rec["data"], rec.get("provenance", {}), path)
@@ -117,7 +120,7 @@ def status(name: str, machine: str) -> str:
 
 def save(name: str, machine: str, data: Any, provenance: dict[str, Any], kind: str = "measured") -> Path:
     """Write atomically: a temp file in the target folder, fsync, rename over the old record."""
-    path = result_path(machine, name)
+    path = paths.results_dir() / machine / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     rec = {"schema": SCHEMA, "experiment": name, "machine": machine, "kind": kind,
            "provenance": provenance, "data": data}

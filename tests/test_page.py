@@ -1,0 +1,72 @@
+"""The page API: tables, figures, provenance lines, replay-mode errors."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from kernelbook import page
+
+
+def test_table_renders_markdown_and_escapes_pipes():
+    md = page.table(["a", "b"], [["x|y", 1.5], ["z", 2]])
+    lines = md.strip().splitlines()
+    assert lines[0] == "| a | b |" and lines[1] == "| :-- | --: |"
+    assert lines[2] == "| x\\|y | 1.5 |"
+
+
+def test_table_refuses_empty_or_ragged():
+    with pytest.raises(ValueError, match="no rows"):
+        page.table(["a"], [])
+    with pytest.raises(ValueError, match="2 cells for 1 columns"):
+        page.table(["a"], [[1, 2]])
+
+
+def test_num_and_pct():
+    assert page.num(12345.678, 1) == "12,345.7"
+    assert page.num(None) == "—"
+    assert page.num(3, 0, "ms") == "3 ms"
+    assert page.pct(0.9123) == "91%"
+
+
+def test_figure_is_one_inline_svg_line():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    html = page.figure(fig, 'a "line"')
+    assert html.count("\n") == 2 and 'alt="a &quot;line&quot;"' in html
+    svg = base64.b64decode(html.split("base64,")[1].split('"')[0])
+    assert svg.lstrip().startswith(b"<?xml") and b"<svg" in svg
+
+
+def test_provenance_line_and_stale_box(fixture_results):
+    res = page.result("machine")
+    assert res.stale  # fixtures never match the code's hash
+    line = page.provenance(res)
+    assert "Measured on NVIDIA H200 (132 SMs" in line and "commit 0000000f" in line
+    assert '!!! danger "Stale result: machine"' in line and "python -m kernelbook run machine" in line
+
+
+def test_published_provenance_cites_its_source(fixture_results):
+    res = page.result("machine", "nvidia-geforce-rtx-4060-laptop-gpu")
+    assert res.published and "Published figures" in page.provenance(res)
+
+
+def test_replay_missing_result_raises(fixture_results):
+    (fixture_results / "nvidia-h200" / "machine.json").unlink()
+    with pytest.raises(FileNotFoundError, match="python -m kernelbook run machine"):
+        page.result("machine")
+
+
+def test_bad_mode_is_refused(monkeypatch):
+    monkeypatch.setenv("KERNELBOOK_MODE", "sometimes")
+    with pytest.raises(ValueError, match="KERNELBOOK_MODE"):
+        page.mode()
+
+
+def test_results_lists_primary_first(fixture_results):
+    out = page.results("machine")
+    assert list(out)[0] == "nvidia-h200"
+    assert "nvidia-geforce-rtx-4060-laptop-gpu" in out
