@@ -46,6 +46,7 @@ def event_ms(fn: Callable[[], Any], repeats: int = 21, warmup: int = 3) -> dict[
 
 GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
 MARK = "kernelbook_call"
+LAUNCH_WORDS = ("Launch", "Memcpy", "Memset")
 
 
 def trace(fn: Callable[[], Any], calls: int = 1, warmup: int = 2) -> dict[str, Any]:
@@ -93,6 +94,8 @@ def split_calls(tr: dict[str, Any]) -> list[dict[str, Any]]:
         return None
 
     for r in runtime.values():
+        if not any(w in r["name"] for w in LAUNCH_WORDS):
+            continue  # synchronisation and queries are runtime calls too, but not launches
         c = owner(r["ts"])
         if c is not None:
             c["launches"].append({"name": r["name"], "ts": r["ts"], "dur": r["dur"]})
