@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import json
+import re
 
 import pytest
 
@@ -14,6 +16,13 @@ def test_table_renders_markdown_and_escapes_pipes():
     lines = md.strip().splitlines()
     assert lines[0] == "| a | b |" and lines[1] == "| :-- | --: |"
     assert lines[2] == "| x\\|y | 1.5 |"
+
+
+def test_table_offers_its_cells_as_csv_and_json():
+    md = page.table(["kernel", "µs"], [["add", 1.5], ["mul", 2]], name="k")
+    links = dict(re.findall(r'download="k\.(\w+)" href="data:[^;]+;base64,([^"]+)"', md))
+    assert base64.b64decode(links["csv"]).decode().splitlines() == ["kernel,µs", "add,1.5", "mul,2"]
+    assert json.loads(base64.b64decode(links["json"])) == [{"kernel": "add", "µs": "1.5"}, {"kernel": "mul", "µs": "2"}]
 
 
 def test_table_refuses_empty_or_ragged():

@@ -16,8 +16,11 @@ A stale result (its code changed since it was measured) renders with a warning b
 from __future__ import annotations
 
 import base64
+import csv
 import io
+import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -100,9 +103,14 @@ def pct(x: float | None, digits: int = 0) -> str:
     return "—" if x is None else f"{100 * x:.{digits}f}%"
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None) -> str:
-    """A Markdown table. align: one letter per column, l/r/c (default: first left, rest right)."""
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None,
+          name: str | None = None) -> str:
+    """A Markdown table, followed by links that download its cells as CSV and JSON.
+
+    align: one letter per column, l/r/c (default: first left, rest right). name: the downloaded files' stem
+    (default: from the first header)."""
     headers = list(headers)
+    rows = [list(r) for r in rows]
     align = align or "l" + "r" * (len(headers) - 1)
     rule = {"l": ":--", "r": "--:", "c": ":-:"}
     lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule[a] for a in align) + " |"]
@@ -115,7 +123,24 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | No
         n += 1
     if n == 0:
         raise ValueError("a table with no rows")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + downloads(headers, rows, name or _slug(headers[0]))
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "table"
+
+
+def downloads(headers: Sequence[str], rows: Sequence[Sequence[Any]], stem: str) -> str:
+    """Two links carrying the table itself as data: URIs, so no file has to be written into the site."""
+    buf = io.StringIO()
+    csv.writer(buf).writerows([headers, *rows])
+    as_json = json.dumps([dict(zip(headers, map(str, r), strict=True)) for r in rows], ensure_ascii=False, indent=1)
+    link = lambda text, mime, ext: (  # noqa: E731
+        f'<a class="kb-download" download="{stem}.{ext}" '
+        f'href="data:{mime};base64,{base64.b64encode(text.encode()).decode()}">{ext.upper()}</a>')
+    return f'\n<p class="kb-downloads">Download this table: {link(buf.getvalue(), "text/csv", "csv")} · ' \
+           f'{link(as_json, "application/json", "json")}</p>\n'
+
 
 
 def figure(fig: Any, alt: str) -> str:
