@@ -23,21 +23,33 @@ LAUNCH_REPEATS = 21
 
 
 # --8<-- [start:bandwidth]
-def bandwidth() -> dict[str, Any]:
-    n = BW_BYTES // 4
-    src = torch.randn(n, device="cuda")  # fp32, random: never time zeros
+def gbps(nbytes: int, t: dict[str, Any]) -> float:
+    """Bytes moved over a timing summary's median (ms), in GB/s."""
+    return nbytes / (t["median"] * 1e-3) / 1e9
+
+
+def copy_bandwidth(nbytes: int = BW_BYTES, rounds: int = 3) -> dict[str, Any]:
+    """A device-to-device copy of `nbytes`: reads nbytes and writes nbytes. Other experiments call this to take
+    their ratios against a ceiling measured in the same run."""
+    src = torch.randn(nbytes // 4, device="cuda")  # fp32, random: never time zeros
     dst = torch.full_like(src, float("nan"))  # poisoned: the copy must overwrite every element
-    copy = do_bench_rounds(lambda: dst.copy_(src))
+    t = do_bench_rounds(lambda: dst.copy_(src), rounds=rounds)
     assert torch.equal(dst, src), "copy did not reproduce its source"
+    return {**t, "bytes_moved": 2 * nbytes, "gbps": gbps(2 * nbytes, t)}
+
+
+def bandwidth() -> dict[str, Any]:
+    copy = copy_bandwidth()
+    src = torch.randn(BW_BYTES // 4, device="cuda")
     read = do_bench_rounds(lambda: src.sum())  # the 4-byte result is noise next to 2 GiB read
     total, ref = src.sum().double(), src.double().sum()
     assert abs(total - ref) <= 1e-3 * src.double().abs().sum(), "sum is wrong"
+    dst = torch.full_like(src, float("nan"))
     write = do_bench_rounds(lambda: dst.fill_(1.5))
     assert bool((dst == 1.5).all()), "fill missed elements"
-    gbps = lambda nbytes, s: nbytes / (s["median"] * 1e-3) / 1e9  # noqa: E731
     return {
         "bytes": BW_BYTES,
-        "copy": {**copy, "bytes_moved": 2 * BW_BYTES, "gbps": gbps(2 * BW_BYTES, copy)},
+        "copy": copy,
         "read": {**read, "bytes_moved": BW_BYTES, "gbps": gbps(BW_BYTES, read)},
         "write": {**write, "bytes_moved": BW_BYTES, "gbps": gbps(BW_BYTES, write)},
     }
