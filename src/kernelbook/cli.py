@@ -3,6 +3,7 @@
   list               each experiment's status per machine in results/: fresh, stale, missing, published
   run NAME... | --all  measure on this GPU, one subprocess per experiment (a hang, OOM or crash stays contained)
   check              exit 1 if any experiment lacks a fresh result for the primary machine, naming the fix
+  notebooks          write each chapter as a notebook that measures on the reader's GPU
 """
 
 from __future__ import annotations
@@ -137,6 +138,16 @@ def cmd_child(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_notebooks(args: argparse.Namespace) -> int:
+    from kernelbook import notebooks
+
+    written = notebooks.write_all()
+    for p in written:
+        print(f"wrote {paths.display(p)}")
+    print(f"{len(notebooks.render_all())} notebooks, {len(written)} changed")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m kernelbook", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -157,6 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(pyproject's [tool.kernelbook] primary-machine, or $KERNELBOOK_MACHINE).")
     s.add_argument("--machine", help="check this machine instead of the primary one")
     s.set_defaults(func=cmd_check)
+    s = sub.add_parser("notebooks", help="write docs/notebooks/<chapter>.ipynb from the chapters",
+                       description="Write one notebook per chapter (its executed snippets, in page order) for "
+                                   "readers to run on their own GPU. Run after changing a chapter's includes.")
+    s.set_defaults(func=cmd_notebooks)
     s = sub.add_parser("_child")  # internal: one experiment inside its own process
     s.add_argument("name")
     s.add_argument("out")
