@@ -1,0 +1,195 @@
+"""Speed of light: fused add+RMSNorm and SwiGLU held to a copy that moves exactly their bytes, across shapes.
+
+For each (rows, hidden) every version is timed in the same process, in interleaved rounds: the same-bytes copy
+(the ceiling: two inputs read, two outputs written, one launch, its block size swept), the multi-row kernel (its
+rows-per-program and warps swept, the best kept and the heuristic's choice shown too), the one-row kernel from the
+fusion chapter, torch.compile of the unchanged eager code, Liger-Kernel where it is installed, and F.rms_norm.
+Large shapes are timed with do_bench (L2 cleared between calls); small ones (the decode case) as launches replayed
+from a CUDA graph, so host overhead is left out. Each kernel is checked against eager on the same inputs first.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import triton
+from triton.testing import do_bench
+
+from kernelbook.fusion import compare, make_qwen2_norm, qwen2_add_rmsnorm, random_bf16, swiglu_eager
+from kernelbook.kernels.add_rmsnorm import add_rmsnorm_triton
+from kernelbook.kernels.add_rmsnorm_rows import add_rmsnorm_rows, default_config
+from kernelbook.kernels.same_bytes_copy import same_bytes_copy
+from kernelbook.kernels.swiglu import _swiglu_kernel, swiglu_triton
+from kernelbook.machine import copy_bandwidth
+
+HIDDEN = (1536, 4096, 8192, 16384)
+LARGE_ROWS = (8192, 32768)
+SMALL_ROWS = (1, 16, 64)
+SWIGLU_WIDTHS = (4096, 8960)  # the probe's shape, and Qwen2.5-1.5B's MLP width
+EPS = 1e-6
+ROUNDS = 3
+GRAPH_CALLS = 50  # launches captured per graph for the small shapes
+COPY_CONFIGS = [(b, w) for b in (1024, 2048, 4096, 8192) for w in (4, 8)]
+
+
+def _liger() -> dict[str, Callable] | None:
+    try:
+        from liger_kernel.ops.fused_add_rms_norm import fused_add_rms_norm_forward
+        from liger_kernel.ops.swiglu import swiglu_forward
+    except ImportError:
+        return None
+    return {"add_rmsnorm": lambda x, r, w: fused_add_rms_norm_forward(x, r, w, EPS, 0.0, "llama")[:2],
+            "swiglu": lambda g, u: swiglu_forward(g, u)[2]}
+
+
+def _timer(small: bool) -> Callable[[Callable[[], Any]], float]:
+    """ms per call: do_bench's median for large shapes; for small ones, a CUDA graph of GRAPH_CALLS launches."""
+    if not small:
+        return lambda fn: do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+    def graphed(fn: Callable[[], Any]) -> float:
+        fn()
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            fn()
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for _ in range(GRAPH_CALLS):
+                fn()
+        return do_bench(g.replay, warmup=10, rep=50, return_mode="median") / GRAPH_CALLS
+
+    return graphed
+
+
+def _best(timer: Callable, candidates: dict[Any, Callable[[], Any]]) -> tuple[Any, float, dict[str, float]]:
+    times = {str(k): timer(fn) for k, fn in candidates.items()}
+    key = min(candidates, key=lambda k: times[str(k)])
+    return key, times[str(key)], times
+
+
+# --8<-- [start:rounds]
+def _rounds(timer: Callable, versions: dict[str, Callable[[], Any]]) -> dict[str, dict[str, Any]]:
+    """Each version once per round, rounds interleaved, so drift hits all alike. Failures are recorded, not raised."""
+    vals: dict[str, list[float]] = {k: [] for k in versions}
+    errors: dict[str, str] = {}
+    for _ in range(ROUNDS):
+        for name, fn in versions.items():
+            if name in errors:
+                continue
+            try:
+                vals[name].append(timer(fn))
+            except Exception as e:  # a version that cannot run here (e.g. capture refused) is shown as such
+                errors[name] = f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
+    out = {k: {"ms": statistics.median(v), "values": v} for k, v in vals.items() if v and k not in errors}
+    out.update({k: {"error": e} for k, e in errors.items()})
+    return out
+# --8<-- [end:rounds]
+
+
+def _shape_add_rmsnorm(rows: int, hidden: int, compiled: Callable, liger: dict | None) -> dict[str, Any]:
+    small = rows < min(LARGE_ROWS)
+    timer = _timer(small)
+    x, r = random_bf16(rows, hidden, seed=rows * 7 + hidden)
+    norm = make_qwen2_norm(hidden, "cuda")
+    w = norm.weight
+    h_ref, y_ref = qwen2_add_rmsnorm(x, r, norm)
+    outs = (torch.full_like(x, float("nan")), torch.full_like(x, float("nan")))
+
+    # correct before fast: the swept kernel at its default config, on the same inputs as eager
+    h, y = add_rmsnorm_rows(x, r, w, EPS, out=outs)
+    check = {"h": compare(h, h_ref), "y": compare(y, y_ref)}
+    assert check["h"]["bit_identical"], f"({rows}, {hidden}): h differs from eager"
+    assert check["y"]["max_steps"] <= 1, f"({rows}, {hidden}): y off by {check['y']['max_steps']} bf16 steps"
+
+    block = triton.next_power_of_2(hidden)
+    cfgs = [(rw, wp) for rw in (1, 2, 4, 8, 16) for wp in (4, 8, 16) if rw * block <= 32768 and rw <= max(rows, 1)]
+    cfg, _, sweep = _best(timer, {c: (lambda c=c: add_rmsnorm_rows(x, r, w, EPS, out=outs, config=c)) for c in cfgs})
+    cc, _, copy_sweep = _best(timer, {c: (lambda c=c: same_bytes_copy(x, r, outs, *c)) for c in COPY_CONFIGS})
+    versions = {
+        "same-bytes copy": lambda: same_bytes_copy(x, r, outs, *cc),
+        "multi-row Triton (best)": lambda: add_rmsnorm_rows(x, r, w, EPS, out=outs, config=cfg),
+        "multi-row Triton (heuristic)": lambda: add_rmsnorm_rows(x, r, w, EPS, out=outs),
+        "one-row Triton": lambda: add_rmsnorm_triton(x, r, w, EPS, out=outs),
+        "torch.compile": lambda: compiled(x, r, norm),
+        "F.rms_norm": lambda: torch.nn.functional.rms_norm(x + r, (hidden,), w, EPS),
+    }
+    if liger:
+        versions["Liger-Kernel"] = lambda: liger["add_rmsnorm"](x, r, w)
+        hl, yl = liger["add_rmsnorm"](x, r, w)
+        check["liger_y"] = compare(yl, y_ref)
+    hc, yc = compiled(x, r, norm)
+    check["compiled_y"] = compare(yc, y_ref)
+    timed = _rounds(timer, versions)
+    fused_bytes = 4 * x.numel() * 2 + hidden * 2
+    ceiling = timed["same-bytes copy"]["ms"]
+    for v in timed.values():
+        if "ms" in v:
+            v["gbps"] = fused_bytes / (v["ms"] * 1e-3) / 1e9
+            v["share_of_copy"] = ceiling / v["ms"]
+    return {"rows": rows, "hidden": hidden, "bytes": fused_bytes, "timing": "cuda graph" if small else "do_bench",
+            "best_config": list(cfg), "default_config": list(default_config(hidden)), "config_sweep_ms": sweep,
+            "copy_config": list(cc), "copy_sweep_ms": copy_sweep, "versions": timed, "check": check}
+
+
+def _shape_swiglu(rows: int, hidden: int, compiled: Callable, liger: dict | None) -> dict[str, Any]:
+    small = rows < min(LARGE_ROWS)
+    timer = _timer(small)
+    g, u = random_bf16(rows, hidden, seed=rows * 11 + hidden)
+    ref = swiglu_eager(g, u)
+    out = torch.full_like(g, float("nan"))
+    check = {"triton": compare(swiglu_triton(g, u, out=out), ref)}
+    assert check["triton"]["bit_identical"], f"({rows}, {hidden}): SwiGLU differs from eager"
+    n = g.numel()
+
+    def launch(block: int, warps: int) -> None:
+        _swiglu_kernel[(triton.cdiv(n, block),)](g, u, out, n, BLOCK=block, num_warps=warps)
+
+    cfg, _, sweep = _best(timer, {c: (lambda c=c: launch(*c)) for c in COPY_CONFIGS})
+    cc, _, copy_sweep = _best(timer, {c: (lambda c=c: same_bytes_copy(g, u, (out,), *c)) for c in COPY_CONFIGS})
+    versions = {
+        "same-bytes copy": lambda: same_bytes_copy(g, u, (out,), *cc),
+        "Triton (best block)": lambda: launch(*cfg),
+        "Triton (chapter's block)": lambda: swiglu_triton(g, u, out=out),
+        "torch.compile": lambda: compiled(g, u),
+        "eager": lambda: swiglu_eager(g, u),
+    }
+    if liger:
+        versions["Liger-Kernel"] = lambda: liger["swiglu"](g, u)
+        check["liger"] = compare(liger["swiglu"](g, u), ref)
+    check["compiled"] = compare(compiled(g, u), ref)
+    timed = _rounds(timer, versions)
+    fused_bytes = 3 * n * 2
+    ceiling = timed["same-bytes copy"]["ms"]
+    for v in timed.values():
+        if "ms" in v:
+            v["gbps"] = fused_bytes / (v["ms"] * 1e-3) / 1e9
+            v["share_of_copy"] = ceiling / v["ms"]
+    return {"rows": rows, "hidden": hidden, "bytes": fused_bytes, "timing": "cuda graph" if small else "do_bench",
+            "best_config": list(cfg), "config_sweep_ms": sweep, "copy_config": list(cc), "copy_sweep_ms": copy_sweep,
+            "versions": timed, "check": check}
+
+
+def _sweep(shape_fn: Callable, fn: Callable, widths: tuple[int, ...], small: tuple[int, ...]) -> dict[str, Any]:
+    liger = _liger()
+    shapes = []
+    for hidden in widths:
+        torch._dynamo.reset()
+        compiled = torch.compile(fn)  # recompiles once per new shape; reset per width keeps under the cache limit
+        for rows in small + LARGE_ROWS:
+            shapes.append(shape_fn(rows, hidden, compiled, liger))
+            torch.cuda.empty_cache()
+    return {"shapes": shapes, "liger": liger is not None, "large_copy": copy_bandwidth(1 << 30),
+            "rounds": ROUNDS, "graph_calls": GRAPH_CALLS}
+
+
+def measure_add_rmsnorm() -> dict[str, Any]:
+    return _sweep(_shape_add_rmsnorm, qwen2_add_rmsnorm, HIDDEN, SMALL_ROWS)
+
+
+def measure_swiglu() -> dict[str, Any]:
+    return _sweep(_shape_swiglu, swiglu_eager, SWIGLU_WIDTHS, (1, 64))
