@@ -1,0 +1,15 @@
+from kernelbook import inductor_code as ic
+from kernelbook import page
+
+r = page.result("inductor.codegen")
+norm = r.data["add_rmsnorm"]
+code = norm["code"]
+name = norm["summary"]["kernel_names"][0]
+
+print(f"`{name}`, trimmed to its body (index aliases dropped):\n")
+print("```python\n" + ic.trim_kernel(ic.kernel_sources(code)[name]) + "\n```\n")
+print(f'??? note "Full generated module ({len(code):,} characters)"\n')
+print("    ```python")
+print("\n".join("    " + line for line in code.splitlines()))
+print("    ```\n")
+print(page.provenance(r))

@@ -1,0 +1,23 @@
+from kernelbook import inductor_code as ic
+from kernelbook import page
+
+r = page.result("inductor.mlp_profile")
+by = r.data["by_tokens"]
+print(page.table(
+    ["tokens", "eager kernels", "eager GPU µs", "compiled kernels", "compiled GPU µs", "GPU time saved",
+     "eager host µs/call", "compiled host µs/call"],
+    [[f"{int(t):,}", page.num(v["eager"]["per_call"], 0), page.num(v["eager"]["busy_us"], 1),
+      page.num(v["compiled"]["per_call"], 0), page.num(v["compiled"]["busy_us"], 1),
+      f"{page.num(v['saved_us'], 1)} µs ({page.pct(v['saved_us'] / v['eager']['busy_us'], 1)})",
+      page.num(v["eager"]["cpu_us"], 0), page.num(v["compiled"]["cpu_us"], 0)] for t, v in by.items()]))
+for t, v in by.items():
+    rows = []
+    for side in ("eager", "compiled"):
+        for k in v[side]["kernels"]:
+            rows.append([side, f"`{ic.short_kernel_name(k['name'], 70)}`", k["family"], page.num(k["us"], 1)])
+    plural = "s" if t != "1" else ""
+    print(f'\n??? note "Every kernel at {int(t):,} token{plural}, median µs over {r.data["calls"]} calls"\n')
+    listing = page.table(["", "kernel", "kind", "µs"], rows, align="lllr")
+    print("\n".join("    " + line for line in listing.splitlines()))
+    print()
+print(page.provenance(r))
