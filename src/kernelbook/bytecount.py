@@ -51,6 +51,7 @@ def _describe(t: torch.Tensor) -> str:
     return f"{short.get(t.dtype, str(t.dtype).removeprefix('torch.'))}{list(t.shape)}"
 
 
+# --8<-- [start:counter]
 class ByteCounter(TorchDispatchMode):
     """Records an OpBytes for every kernel-launching ATen operation run inside `with ByteCounter() as bc:`."""
 
@@ -72,6 +73,7 @@ class ByteCounter(TorchDispatchMode):
             self.ops.append(OpBytes(func.name(), sum(map(tensor_bytes, inputs)), sum(map(tensor_bytes, outputs)),
                                     [_describe(t) for t in inputs], [_describe(t) for t in outputs]))
         return result
+# --8<-- [end:counter]
 
 
 def record(fn: Callable[[], Any]) -> list[OpBytes]:

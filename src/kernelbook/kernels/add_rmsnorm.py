@@ -12,6 +12,7 @@ import triton
 import triton.language as tl
 
 
+# --8<-- [start:ref]
 def add_rmsnorm_ref(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6
                     ) -> tuple[torch.Tensor, torch.Tensor]:
     """Plain PyTorch in Qwen2RMSNorm's order: (h, y) with h = x + residual and y = weight * norm(h)."""
@@ -20,6 +21,7 @@ def add_rmsnorm_ref(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tenso
     variance = hf.pow(2).mean(-1, keepdim=True)  # (rows, 1)
     normed = hf * torch.rsqrt(variance + eps)
     return h, weight * normed.to(x.dtype)
+# --8<-- [end:ref]
 
 
 # --8<-- [start:kernel]

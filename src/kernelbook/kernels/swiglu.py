@@ -27,7 +27,8 @@ def _swiglu_kernel(g_ptr, u_ptr, out_ptr, n, BLOCK: tl.constexpr):
     # reads 2 B/elem g, 2 B/elem u (bf16); writes 2 B/elem out
     g = tl.load(g_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     u = tl.load(u_ptr + offs, mask=mask, other=0.0).to(tl.float32)
-    silu = (g / (1.0 + tl.exp(-g))).to(out_ptr.dtype.element_ty).to(tl.float32)  # rounded, as eager's silu output
+    silu = tl.math.div_rn(g, 1.0 + tl.exp(-g))  # an IEEE-rounded divide, as eager's silu (plain / is approximate)
+    silu = silu.to(out_ptr.dtype.element_ty).to(tl.float32)  # rounded, as eager's silu output is
     tl.store(out_ptr + offs, (silu * u).to(out_ptr.dtype.element_ty), mask=mask)
 # --8<-- [end:kernel]
 

@@ -1,0 +1,30 @@
+import matplotlib.pyplot as plt
+import numpy as np
+
+from kernelbook import page
+
+m = page.result("machine")
+r = page.result("fusion.versions")
+eb = page.result("fusion.eager_bytes").data
+copy_gbps, peak = r.data["copy"]["gbps"], m.data["matmul"]["tflops"]
+flops = {"add_rmsnorm": eb["add_rmsnorm_intensity"]["flop_per_elem"], "swiglu": eb["swiglu_intensity"]["flop_per_elem"]}
+n = r.data["elements"]
+
+fig, ax = plt.subplots(figsize=(6.8, 4.0))
+x = np.logspace(-1.5, 3.5, 200)
+ax.loglog(x, np.minimum(peak, x * copy_gbps / 1e3), lw=2, c="k", label="ceilings: same-run copy, bf16 matmul")
+marks = {"eager": "o", "rms_norm": "s", "triton": "^", "compiled": "v"}
+colors = {"add_rmsnorm": "C0", "swiglu": "C3"}
+for v in r.data["versions"]:
+    if not v["bytes_moved"]:
+        continue
+    intensity = flops[v["op"]] / v["bytes_per_elem"]
+    tflops = flops[v["op"]] * n / (v["time"]["median"] * 1e-3) / 1e12
+    ax.scatter([intensity], [tflops], marker=marks[v["key"]], c=colors[v["op"]], s=50, zorder=3,
+               label=f"{v['op'].replace('_', ' + ').replace('add + rmsnorm', 'add + RMSNorm')}: {v['key']}")
+ax.set_xlabel("arithmetic intensity (FLOP per byte moved)")
+ax.set_ylabel("achieved TFLOP/s")
+ax.legend(fontsize=7, loc="upper left")
+ax.grid(True, which="both", alpha=0.3)
+print(page.figure(fig, "The fusion versions on the H200's measured roofline: all sit on the bandwidth slope"))
+print(page.provenance(r))
