@@ -33,18 +33,58 @@ def _exp(name: str, entry: str, sources: tuple[str, ...], title: str, timeout_s:
 
 
 _MACHINE = (SRC + "machine.py",)
-_FUSION = (SRC + "fusion.py", SRC + "bytecount.py", SRC + "kernels/add_rmsnorm.py", SRC + "kernels/swiglu.py")
-_INDUCTOR = (SRC + "inductor.py", SRC + "mlp.py", SRC + "fusion.py")
-_DECODE = (SRC + "decode/model.py", SRC + "decode/harness.py", SRC + "decode/variants.py", SRC + "decode/measure.py")
-_ALLOC = (SRC + "allocator/demos.py", SRC + "allocator/model.py")
+_FUSION = (SRC + "fusion.py", SRC + "bytecount.py", SRC + "kernels/add_rmsnorm.py", SRC + "kernels/swiglu.py",
+           SRC + "machine.py")
+_INDUCTOR = (SRC + "inductor.py", SRC + "inductor_code.py", SRC + "mlp.py", SRC + "fusion.py")
+_DECODE = (SRC + "decode/model.py", SRC + "decode/harness.py", SRC + "decode/variants.py")
+_ALLOC = (SRC + "allocator/demos.py", SRC + "allocator/model.py", SRC + "allocator/scripts.py",
+          SRC + "allocator/parse.py", SRC + "allocator/experiments.py")
+
+_SOL = (SRC + "speed_of_light.py", SRC + "kernels/add_rmsnorm_rows.py", SRC + "kernels/same_bytes_copy.py",
+        SRC + "kernels/add_rmsnorm.py", SRC + "kernels/swiglu.py", SRC + "fusion.py", SRC + "machine.py")
 
 EXPERIMENTS: tuple[Experiment, ...] = (
     _exp("machine", "kernelbook.machine:measure", _MACHINE,
          "Copy and read bandwidth, bf16 matmul rate, launch cost", 300),
     # --- fusion experiments (issue 3) ---
+    _exp("fusion.eager_bytes", "kernelbook.fusion:measure_eager_bytes", _FUSION,
+         "Eager add + Qwen2RMSNorm and SwiGLU kernel by kernel: bytes per element, time, same-run copy", 120),
+    _exp("fusion.exactness", "kernelbook.fusion:measure_exactness", _FUSION,
+         "Triton add_rmsnorm and swiglu (and torch.compile) against eager on fresh bf16 inputs", 180),
+    _exp("fusion.versions", "kernelbook.fusion:measure_versions", _FUSION,
+         "Eager, F.rms_norm, Triton and torch.compile at 8192 x 4096 bf16: time, kernels, bytes, GB/s", 240),
     # --- inductor experiments (issue 4) ---
+    _exp("inductor.codegen", "kernelbook.inductor:codegen", _INDUCTOR,
+         "Generated code: add+RMSNorm, the MLP half at 1 token, and under max-autotune", 300),
+    _exp("inductor.mlp_profile", "kernelbook.inductor:mlp_profile", _INDUCTOR,
+         "MLP half per-kernel GPU time, eager against compiled, 1 and 2,048 tokens", 240),
+    _exp("inductor.compile_time", "kernelbook.inductor:compile_time", _INDUCTOR,
+         "First-call compile time, cold and warm cache, in fresh processes", 420),
+    _exp("inductor.recompiles", "kernelbook.inductor:recompiles", _INDUCTOR,
+         "Recompiles of the MLP half at 1, 2, 3 and 64 tokens (TORCH_LOGS=recompiles)", 240),
+    _exp("inductor.graph_breaks", "kernelbook.inductor:graph_breaks", _INDUCTOR,
+         "torch._dynamo.explain of add+RMSNorm with an .item() branch", 120),
+    _exp("inductor.modes", "kernelbook.inductor:modes", _INDUCTOR,
+         "What each torch.compile mode turns on, and Inductor's big-GPU check", 60),
     # --- decode experiments (issue 5) ---
+    _exp("decode.six_ways", "kernelbook.decode.measure:six_ways", _DECODE + (SRC + "decode/measure.py",),
+         "Six ways to run a Qwen2.5-1.5B batch-1 decode step: checked, then timed and profiled", 580),
+    _exp("decode.constraints", "kernelbook.decode.constraints:constraints", _DECODE + (SRC + "decode/constraints.py",),
+         "What a CUDA graph records: the cache-counter trap, .item() in a capture, dynamo explain", 240),
     # --- allocator experiments (issue 6) ---
+    _exp("allocator.caching", "kernelbook.allocator.experiments:measure_caching", _ALLOC,
+         "µs per allocation and per free, with and without the caching allocator", 180),
+    _exp("allocator.segments", "kernelbook.allocator.experiments:measure_segments", _ALLOC,
+         "Blocks and segments per request size, measured and predicted by the model", 120),
+    _exp("allocator.fragmentation", "kernelbook.allocator.experiments:measure_fragmentation", _ALLOC,
+         "Out of memory under a 2 GiB cap from split blocks, and the expandable-segments rescue", 180),
+    _exp("allocator.graph_pools", "kernelbook.allocator.experiments:measure_graph_pools", _ALLOC,
+         "Memory reserved by CUDA graph private pools per captured batch size", 300),
+    # --- speed of light (issue 8) ---
+    _exp("sol.add_rmsnorm", "kernelbook.speed_of_light:measure_add_rmsnorm", _SOL,
+         "Fused add+RMSNorm against a same-bytes copy across widths and row counts", 420),
+    _exp("sol.swiglu", "kernelbook.speed_of_light:measure_swiglu", _SOL,
+         "Fused SwiGLU against a same-bytes copy across row counts", 300),
 )
 
 BY_NAME: dict[str, Experiment] = {e.name: e for e in EXPERIMENTS}

@@ -52,8 +52,7 @@ def qwen2_config(fields: dict[str, Any] = QWEN25_15B) -> Any:
     fields = dict(fields)
     theta = fields.pop("rope_theta")
     params = inspect.signature(Qwen2Config.__init__).parameters
-    has_rope_parameters = "rope_parameters" in params or "rope_parameters" in getattr(Qwen2Config, "__annotations__", {})
-    if has_rope_parameters:
+    if "rope_parameters" in params or "rope_parameters" in getattr(Qwen2Config, "__annotations__", {}):
         fields["rope_parameters"] = {"rope_type": "default", "rope_theta": theta}
     else:  # transformers 4.x
         fields["rope_theta"] = theta
@@ -85,10 +84,19 @@ def build_model(fields: dict[str, Any] = QWEN25_15B, device: str | torch.device 
                 p.fill_(1.0)
             else:
                 p.normal_(0.0, INIT_STD, generator=gen)
-    model = model.to(dtype).eval().requires_grad_(False)
+    model = cast_params(model, dtype).eval().requires_grad_(False)
     assert model.lm_head.weight is model.model.embed_tokens.weight or not cfg.tie_word_embeddings, \
         "tie_word_embeddings=True but lm_head and embed_tokens hold separate tensors"
     assert model.config._attn_implementation == "sdpa", f"attention is {model.config._attn_implementation!r}"
+    return model
+
+
+def cast_params(model: torch.nn.Module, dtype: torch.dtype) -> torch.nn.Module:
+    """Cast the parameters only, in place: buffers such as RoPE's inv_freq stay float32, as in a bf16 checkpoint
+    loaded by from_pretrained. The Parameter objects are kept, so tied weights stay tied."""
+    with torch.no_grad():
+        for p in model.parameters():
+            p.data = p.data.to(dtype)
     return model
 
 

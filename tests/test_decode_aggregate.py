@@ -1,0 +1,101 @@
+"""The decode chapter's checking and aggregation code on fixtures: compare, divergence, kernel mix, round medians."""
+
+from __future__ import annotations
+
+import copy
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+import torch
+
+from kernelbook.decode import report
+from kernelbook.decode.measure import compare, first_divergence, kernel_names, timeline
+from kernelbook.timing import kernel_summary
+
+FIXTURE = Path(__file__).parent / "fixtures" / "results" / "nvidia-h200" / "decode.six_ways.json"
+
+
+@pytest.fixture(scope="module")
+def data():
+    return json.loads(FIXTURE.read_text())["data"]
+
+
+def logits(seed: int = 0, steps: int = 4, vocab: int = 1000) -> torch.Tensor:
+    return torch.randn(steps, vocab, generator=torch.Generator().manual_seed(seed)).to(torch.bfloat16)
+
+
+def test_compare_identical_and_rounding_and_broken():
+    ref = logits()
+    same = compare(ref, ref.clone(), tol=0.01, need_identical=True)
+    assert same["bit_identical"] and same["passed"] and same["rel_err_max"] == 0.0
+    noisy = (ref.float() * (1 + 1e-3 * torch.randn(ref.shape, generator=torch.Generator().manual_seed(1))))
+    near = compare(ref, noisy.to(torch.bfloat16), tol=0.01, need_identical=False)
+    assert near["passed"] and not near["bit_identical"] and near["rel_err_max"] < 0.01
+    assert not compare(ref, noisy.to(torch.bfloat16), tol=0.01, need_identical=True)["passed"]
+    broken = compare(ref, logits(seed=9), tol=0.01, need_identical=False)  # unrelated logits: relative error ~1.4
+    assert not broken["passed"] and broken["rel_err_max"] > 1.0
+
+
+def test_compare_excuses_only_narrow_top1_flips():
+    ref = torch.zeros(2, 8)
+    ref[:, 3], ref[:, 5] = 1.0, 0.99  # top-two gap 0.01
+    got = ref.clone()
+    got[0, 5] = 1.005  # a 0.015 change flips a 0.01 lead: within a 0.02 rounding band
+    ok = compare(ref, got, tol=1.0, need_identical=False, band=0.02)
+    assert ok["top1_disagree_steps"] == [0] and ok["unexplained_steps"] == [] and ok["passed"]
+    wide = ref.clone()
+    wide[:, 3] = 2.0  # lead of 1.01
+    moved = wide.clone()
+    moved[1, 3] = 0.5  # overturned: no 0.02 rounding error does that, even though the relative error is small
+    bad = compare(wide, moved, tol=1.0, need_identical=False, band=0.02)
+    assert bad["unexplained_steps"] == [1] and not bad["passed"]
+
+
+def test_first_divergence():
+    ref = {"tokens": [1, 2, 3, 4], "gaps": [0.5, 0.4, 0.01, 0.3]}
+    assert first_divergence(ref, {"tokens": [1, 2, 9, 9], "gaps": [0.5, 0.4, 0.02, 0.1]}) == \
+        {"step": 2, "ref_gap": 0.01, "gap": 0.02}
+    assert first_divergence(ref, dict(ref))["step"] is None
+
+
+def test_kernel_names_and_timeline_from_profiled_calls():
+    calls = [{"start": 100.0, "end": 160.0,
+              "launches": [{"name": "cudaLaunchKernel", "ts": 101.0, "dur": 4.0}],
+              "gpu": [{"name": "triton_per_fused_add_0", "ts": 110.0, "dur": 2.0, "cat": "kernel"},
+                      {"name": "gemv2T_kernel", "ts": 113.0, "dur": 9.0, "cat": "kernel"},
+                      {"name": "Memcpy DtoD (Device -> Device)", "ts": 123.0, "dur": 1.0, "cat": "gpu_memcpy"}]}]
+    mix = kernel_names(kernel_summary(calls)["kernels"])
+    assert (mix["triton"], mix["other"], mix["copies"]) == (1, 1, 1)
+    assert mix["top"][0]["name"] == "gemv2T_kernel"
+    tl = timeline(calls[0])
+    assert tl["host_us"] == 60.0 and tl["launches"] == [[1.0, 4.0]] and tl["kernels"][1] == [13.0, 9.0]
+    assert report.gaps_between(tl["kernels"]) == [1.0, 1.0]
+
+
+def test_variant_summary_medians_across_rounds(data):
+    s = report.variant_summary(data, "cuda_graph")
+    steps = [r["variants"]["cuda_graph"]["step_ms"] for r in data["rounds"]]
+    assert s["step_ms"] == pytest.approx(statistics.median(steps))
+    assert s["spread"] == pytest.approx((max(steps) - min(steps)) / statistics.median(steps))
+    assert s["tok_s"] == pytest.approx(1e3 / s["step_ms"])
+    assert s["floor_share"] == pytest.approx(data["floor_ms"] / s["step_ms"])
+    assert 0.0 <= s["idle_share"] < 1.0 and s["rounds"] == 4
+    assert s["setup_s"] == data["setup"]["cuda_graph"]["capture_s"]
+
+
+def test_failed_variant_is_not_best(data):
+    d = copy.deepcopy(data)
+    fastest = min(d["names"], key=lambda n: report.variant_summary(d, n)["step_ms"])
+    assert report.best_valid(d)["name"] == fastest
+    d["teacher_forced"][fastest]["passed"] = False
+    assert not report.variant_summary(d, fastest)["valid"]
+    assert report.best_valid(d)["name"] != fastest
+
+
+def test_free_running_table(data):
+    rows = {r["name"]: r for r in report.free_running_table(data)}
+    assert rows["eager_static"]["same"] == rows["eager_static"]["of"] == data["check_steps"]
+    div = data["free_running"]["compile_default"]["first_divergence"]["step"]
+    assert rows["compile_default"]["same"] >= div
