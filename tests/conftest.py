@@ -14,6 +14,17 @@ PUBLISHED = ROOT / "results" / "nvidia-geforce-rtx-4060-laptop-gpu"
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+# Without a GPU, Triton kernels run under its interpreter (fp32 logic only: its bf16 is not faithful). The flag is
+# read when a kernel is decorated, so it is set here, before any test imports a kernel module, and only here: a
+# test module that set it unconditionally would turn the GPU tests of a later module into interpreter runs.
+try:
+    import torch
+
+    if not torch.cuda.is_available():
+        os.environ["TRITON_INTERPRET"] = "1"
+except ImportError:
+    pass
+
 
 @pytest.fixture
 def fixture_results(tmp_path, monkeypatch):

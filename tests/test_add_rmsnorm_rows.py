@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
+import pytest
+import torch
 
-os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by the kernels
+from kernelbook.kernels.add_rmsnorm_rows import add_rmsnorm_ref, add_rmsnorm_rows
+from kernelbook.kernels.same_bytes_copy import same_bytes_copy, same_bytes_copy_ref
 
-import pytest  # noqa: E402
-import torch  # noqa: E402
-
-from kernelbook.kernels.add_rmsnorm_rows import add_rmsnorm_ref, add_rmsnorm_rows  # noqa: E402
-from kernelbook.kernels.same_bytes_copy import same_bytes_copy, same_bytes_copy_ref  # noqa: E402
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # on the CPU, conftest puts Triton in interpreter mode
 
 SHAPES = [(1, 64), (3, 100), (17, 1536), (5, 33)]
 CONFIGS = [(1, 4), (4, 4), (16, 8)]
@@ -20,8 +18,8 @@ CONFIGS = [(1, 4), (4, 4), (16, 8)]
 @pytest.mark.parametrize("config", CONFIGS)
 def test_add_rmsnorm_rows_matches_reference_fp32(shape, config):
     g = torch.Generator().manual_seed(hash((shape, config)) % 2**31)
-    x, r = (torch.randn(shape, generator=g) for _ in range(2))
-    w = torch.randn(shape[1], generator=g)
+    x, r = (torch.randn(shape, generator=g).to(DEVICE) for _ in range(2))
+    w = torch.randn(shape[1], generator=g).to(DEVICE)
     out = (torch.full_like(x, float("nan")), torch.full_like(x, float("nan")))  # poisoned
     h, y = add_rmsnorm_rows(x, r, w, out=out, config=config)
     h_ref, y_ref = add_rmsnorm_ref(x, r, w)
@@ -32,7 +30,7 @@ def test_add_rmsnorm_rows_matches_reference_fp32(shape, config):
 @pytest.mark.parametrize("n", [1, 1000, 4097])
 @pytest.mark.parametrize("two_out", [True, False])
 def test_same_bytes_copy(n, two_out):
-    a, b = torch.randn(n), torch.randn(n)
+    a, b = torch.randn(n, device=DEVICE), torch.randn(n, device=DEVICE)
     outs = tuple(torch.full_like(a, float("nan")) for _ in range(2 if two_out else 1))
     got = same_bytes_copy(a, b, outs, block=256, num_warps=4)
     for o, ref in zip(got, same_bytes_copy_ref(a, b, two_out), strict=True):
