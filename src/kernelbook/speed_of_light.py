@@ -104,7 +104,8 @@ def _shape_add_rmsnorm(rows: int, hidden: int, compiled: Callable, liger: dict |
     h, y = add_rmsnorm_rows(x, r, w, EPS, out=outs)
     check = {"h": compare(h, h_ref), "y": compare(y, y_ref)}
     assert check["h"]["bit_identical"], f"({rows}, {hidden}): h differs from eager"
-    assert check["y"]["max_steps"] <= 1, f"({rows}, {hidden}): y off by {check['y']['max_steps']} bf16 steps"
+    # one step before the weight multiply can become two after it (the fusion chapter measures the same)
+    assert check["y"]["max_steps"] <= 2, f"({rows}, {hidden}): y off by {check['y']['max_steps']} bf16 steps"
 
     block = triton.next_power_of_2(hidden)
     cfgs = [(rw, wp) for rw in (1, 2, 4, 8, 16) for wp in (4, 8, 16) if rw * block <= 32768 and rw <= max(rows, 1)]
