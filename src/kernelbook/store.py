@@ -131,6 +131,7 @@ def save(name: str, machine: str, data: Any, provenance: dict[str, Any], kind: s
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a results file is for everyone to read
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
