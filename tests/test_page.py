@@ -79,3 +79,8 @@ def test_results_lists_primary_first(fixture_results):
     out = page.results("machine")
     assert list(out)[0] == "nvidia-h200"
     assert "nvidia-geforce-rtx-4060-laptop-gpu" in out
+
+
+def test_table_refuses_an_align_string_of_the_wrong_length():
+    with pytest.raises(ValueError, match="3 letters for 2 columns"):
+        page.table(["a", "b"], [[1, 2]], align="lrr")

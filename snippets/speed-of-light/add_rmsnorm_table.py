@@ -3,6 +3,7 @@ from kernelbook import page
 r = page.result("sol.add_rmsnorm")
 GOAL = 0.98  # the goal: at least 98% of the same-bytes copy at every shape moving >= 64 MiB
 OTHERS = ["one-row Triton", "torch.compile", "F.rms_norm", "Liger-Kernel"]
+RIVALS = ["torch.compile", "F.rms_norm", "Liger-Kernel"]  # the goal: ahead of each of these in the same run
 
 
 def cell(v: dict) -> str:
@@ -13,9 +14,9 @@ rows = []
 for s in r.data["shapes"]:
     v = s["versions"]
     best = v["multi-row Triton (best)"]
-    others = [v[o] for o in OTHERS if o in v and "ms" in v[o]]
+    rivals = [v[o] for o in RIVALS if o in v and "ms" in v[o]]
     big = s["bytes"] >= 64 << 20
-    met = big and best["share_of_copy"] >= GOAL and all(best["ms"] < o["ms"] for o in others)
+    met = big and best["share_of_copy"] >= GOAL and all(best["ms"] < o["ms"] for o in rivals)
     rows.append([
         f"{s['rows']:,} × {s['hidden']:,}", page.num(s["bytes"] / 2**20, 1), s["timing"],
         page.num(v["same-bytes copy"]["gbps"], 0),
@@ -25,6 +26,6 @@ for s in r.data["shapes"]:
         ("✓" if met else "✗") if big else "",
     ])
 print(page.table(["rows × hidden", "MiB moved", "timed by", "copy GB/s", "best kernel GB/s (of copy)",
-                  "rows/program × warps", "heuristic", *OTHERS, "goal"], rows, align="l" + "r" * 11 + "c",
+                  "rows/program × warps", "heuristic", *OTHERS, "goal"], rows, align="l" + "r" * 10 + "c",
                  name="sol-add-rmsnorm"))
 print(page.provenance(r))

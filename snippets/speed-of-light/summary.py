@@ -1,16 +1,30 @@
 from kernelbook import page
 
 r = page.result("sol.add_rmsnorm")
+RIVALS = ["torch.compile", "F.rms_norm", "Liger-Kernel"]
 big = [s for s in r.data["shapes"] if s["bytes"] >= 64 << 20]
-best = [s["versions"]["multi-row Triton (best)"]["share_of_copy"] for s in big]
-one_row = [s["versions"]["one-row Triton"].get("share_of_copy") for s in big]
-at_goal = sum(b >= 0.98 for b in best)
-large_copy = r.data["large_copy"]["gbps"]
+best = [s["versions"]["multi-row Triton (best)"] for s in big]
+share = [b["share_of_copy"] for b in best]
+one_row = [s["versions"]["one-row Triton"]["share_of_copy"] for s in big]
+at_98 = sum(x >= 0.98 for x in share)
+ahead = sum(all(b["ms"] < s["versions"][o]["ms"] for o in RIVALS if "ms" in s["versions"].get(o, {}))
+            for b, s in zip(best, big, strict=True))
+both = sum(x >= 0.98 and all(b["ms"] < s["versions"][o]["ms"] for o in RIVALS if "ms" in s["versions"].get(o, {}))
+           for x, b, s in zip(share, best, big, strict=True))
+gap = max(abs(a - b) for a, b in zip(share, one_row, strict=True)) * 100
+points = f"{gap:.0f} point{'' if round(gap) == 1 else 's'}"
+small = [s for s in r.data["shapes"] if s["timing"] == "cuda graph"]
+small_share = [s["versions"]["multi-row Triton (best)"]["share_of_copy"] for s in small]
 
 print(
     f"Over the {len(big)} shapes that move at least 64 MiB, the multi-row kernel's best configuration reached "
-    f"between {min(best) * 100:.0f}% and {max(best) * 100:.0f}% of a copy that moves the same bytes; "
-    f"{at_goal} of {len(big)} shapes meet the 98% goal. The article's one-row kernel ranged from "
-    f"{min(x for x in one_row if x) * 100:.0f}% to {max(x for x in one_row if x) * 100:.0f}%. For scale, a plain "
-    f"1 GiB device copy in the same process ran at {page.num(large_copy, 0)} GB/s."
+    f"{min(share) * 100:.0f}% to {max(share) * 100:.0f}% of a copy that moves the same bytes. It reached 98% at "
+    f"{at_98} of them and beat torch.compile, Liger-Kernel and F.rms_norm at {ahead}; both at {both} of "
+    f"{len(big)}, so the goal is {'met' if both == len(big) else 'not met'}. The fusion chapter's one-row kernel "
+    f"ranged from {min(one_row) * 100:.0f}% to {max(one_row) * 100:.0f}%, never more than {points} "
+    f"from it: at large shapes one row per program is already close to the copy. The decode-sized shapes (1 to 64 rows) are another "
+    f"matter: replayed from a graph, the best kernel reached only {min(small_share) * 100:.0f}% to "
+    f"{max(small_share) * 100:.0f}% of the copy: with so few rows the grid cannot fill the GPU, and, we think, "
+    f"the reduction along each row adds latency that a copy does not have. For scale, a plain 1 GiB device copy in the "
+    f"same process ran at {page.num(r.data['large_copy']['gbps'], 0)} GB/s."
 )

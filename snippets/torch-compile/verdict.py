@@ -40,4 +40,12 @@ lines = [
     f"{'passes here' if modes['is_big_gpu'] else 'fails here too'}, where the laptop's {lap['modes']['sm_count']} "
     "failed.",
 ]
+mix = page.result("decode.six_ways").data["kernel_mix"]
+ro, ma = mix["compile_reduce_overhead"], mix["compile_max_autotune"]
+outside = {("attention (SDPA)" if "sdpa" in k["name"] or "flash" in k["name"] else
+            "matmuls with a bias (cuBLAS)" if "bias" in k["name"] else "other library kernels")
+           for k in ma["top"] if not k["name"].startswith("triton_")}
+lines.append(f"- **Decode step under max-autotune:** {ma['triton']} Triton kernels and {ma['other']} others per step, "
+             f"against {ro['triton']} and {ro['other']} under reduce-overhead; among its busiest kernels, those left "
+             f"outside Triton are {', '.join(sorted(outside)) or 'none'}.")
 print("\n".join(lines))

@@ -112,6 +112,8 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | No
     headers = list(headers)
     rows = [list(r) for r in rows]
     align = align or "l" + "r" * (len(headers) - 1)
+    if len(align) != len(headers):
+        raise ValueError(f"align {align!r} has {len(align)} letters for {len(headers)} columns")
     rule = {"l": ":--", "r": "--:", "c": ":-:"}
     lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule[a] for a in align) + " |"]
     n = 0
