@@ -15,6 +15,7 @@ from kernelbook import paths
 
 EXEC_INCLUDE = re.compile(r'```python exec="on"[^\n]*\n--8<-- "(snippets/[^"]+\.py)"\n```')
 TITLE = re.compile(r"^# (.+)$", re.M)
+NOT_CHAPTERS = {"index", "claims", "takeaways", "machines"}  # summaries of the chapters, not chapters
 
 SETUP = '''\
 # Run this chapter's measurements on this machine's GPU, store them under results/<this-gpu>/ and render them here.
@@ -56,6 +57,8 @@ def notebook(page: Path) -> dict | None:
     for rel in snippets:
         cells.append(_cell("markdown", f"`{rel}`"))
         cells.append(_cell("code", (paths.root() / rel).read_text()))
+    for i, cell in enumerate(cells):
+        cell["id"] = f"{page.stem}-{i}"  # nbformat 4.5 wants an id on every cell; stable ones keep diffs small
     return {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
             "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                          "language_info": {"name": "python"}}}
@@ -66,6 +69,8 @@ def render_all() -> dict[Path, str]:
     docs = paths.root() / "docs"
     out = {}
     for page in sorted(docs.glob("*.md")):
+        if page.stem in NOT_CHAPTERS:
+            continue
         nb = notebook(page)
         if nb is not None:
             out[docs / "notebooks" / f"{page.stem}.ipynb"] = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"

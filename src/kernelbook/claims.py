@@ -1,0 +1,312 @@
+"""The claims ledger: each measurable claim of the source article, written as a check over stored results.
+
+A claim names the experiments it reads, quotes the article's laptop figure from the published record beside them,
+computes our figure from a machine's measured record, and says whether the claim holds there, by a test stated
+with it. Nothing here measures: it reads results/, so the ledger page, the home page and the takeaways all give the
+same verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kernelbook import store
+from kernelbook.allocator.checks import rule_checks
+from kernelbook.decode import report
+
+LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
+HOLDS, FAILS, MISSING = "holds", "does not hold", "not measured"
+
+Data = dict[str, Any]  # experiment name -> that experiment's data on one machine
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    page: str  # the chapter that measures it
+    text: str  # the article's claim, in our words
+    test: str  # what "holds" means here
+    needs: tuple[str, ...]
+    laptop: Callable[[Data], str]  # the article's figure, from the published records
+    ours: Callable[[Data], tuple[str, bool]]  # (our figure, whether the claim holds)
+
+
+def _f(x: float, d: int = 1) -> str:
+    return f"{x:,.{d}f}"
+
+
+def _ver(d: Data, op: str, key: str) -> Data:
+    return next(v for v in d["fusion.versions"]["versions"] if v["op"] == op and v["key"] == key)
+
+
+def _six(d: Data) -> dict[str, Data]:
+    return report.summaries(d["decode.six_ways"])
+
+
+def _gain(d: Data) -> float:
+    """max-autotune's step minus reduce-overhead's, ms."""
+    return _six(d)["compile_max_autotune"]["step_ms"] - _six(d)["compile_reduce_overhead"]["step_ms"]
+
+
+def _y_worst(d: Data) -> Data:
+    return max((s["y"] for s in d["fusion.exactness"]["triton"]), key=lambda c: c["max_steps"])
+
+
+def _frag(d: Data) -> Data:
+    return d["allocator.fragmentation"]["default"]["checkpoints"][-1]
+
+
+MiB = 1 << 20
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("ridge", "machine.md", "Elementwise work sits about a hundred times below the ridge point",
+          "SwiGLU's fused intensity at least 50× below the measured ridge", ("machine", "fusion.eager_bytes"),
+          lambda p: f"ridge {p['machine']['ridge_flop_per_byte']}, "
+                    f"SwiGLU {p['fusion.eager_bytes']['swiglu_flop_per_byte']} FLOP/B",
+          lambda d: (f"ridge {_f(d['machine']['ridge_flop_per_byte'], 0)}, SwiGLU "
+                     f"{_f(d['fusion.eager_bytes']['swiglu_intensity']['fused_flop_per_byte'], 2)} FLOP/B",
+                     d["machine"]["ridge_flop_per_byte"] / d["fusion.eager_bytes"]["swiglu_intensity"][
+                         "fused_flop_per_byte"] >= 50)),
+    Claim("kernels", "memory-bound.md", "Qwen2's residual add + RMSNorm launches 9 kernels in eager PyTorch",
+          "the same count", ("fusion.eager_bytes",),
+          lambda p: f"{p['fusion.eager_bytes']['add_rmsnorm_kernels']} kernels",
+          lambda d: (f"{d['fusion.eager_bytes']['chains']['add_rmsnorm']['count']} kernels",
+                     d["fusion.eager_bytes"]["chains"]["add_rmsnorm"]["count"] == 9)),
+    Claim("bytes", "memory-bound.md", "…which move 42 bytes per element, against 8 for one fused kernel",
+          "the same counts, rounded", ("fusion.eager_bytes",),
+          lambda p: f"{p['fusion.eager_bytes']['add_rmsnorm_bytes_per_elem']} vs "
+                    f"{p['fusion.eager_bytes']['add_rmsnorm_fused_bytes_per_elem']} B/elem",
+          lambda d: (f"{_f(d['fusion.eager_bytes']['chains']['add_rmsnorm']['bytes_per_elem'])} vs "
+                     f"{_f(d['fusion.eager_bytes']['chains']['add_rmsnorm']['fused_bytes_per_elem'])} B/elem",
+                     round(d["fusion.eager_bytes"]["chains"]["add_rmsnorm"]["bytes_per_elem"]) == 42
+                     and round(d["fusion.eager_bytes"]["chains"]["add_rmsnorm"]["fused_bytes_per_elem"]) == 8)),
+    Claim("swiglu-bytes", "memory-bound.md", "Eager SwiGLU moves 10 bytes per element in 2 kernels, against 6 fused",
+          "the same counts", ("fusion.eager_bytes",),
+          lambda p: f"{p['fusion.eager_bytes']['swiglu_bytes_per_elem']} vs "
+                    f"{p['fusion.eager_bytes']['swiglu_fused_bytes_per_elem']} B/elem",
+          lambda d: (f"{_f(d['fusion.eager_bytes']['chains']['swiglu']['bytes_per_elem'])} vs "
+                     f"{_f(d['fusion.eager_bytes']['chains']['swiglu']['fused_bytes_per_elem'])} B/elem",
+                     d["fusion.eager_bytes"]["chains"]["swiglu"]["bytes_per_elem"] == 10
+                     and d["fusion.eager_bytes"]["chains"]["swiglu"]["count"] == 2)),
+    Claim("bytes-predict-time", "memory-bound.md", "Eager add + RMSNorm takes its bytes over the bandwidth",
+          "measured time within 10% of bytes ÷ the copy bandwidth", ("fusion.eager_bytes",),
+          lambda p: f"{p['fusion.eager_bytes']['add_rmsnorm_predicted_ms']} ms predicted; every kernel at the ceiling",
+          lambda d: (f"{_f(d['fusion.eager_bytes']['chains']['add_rmsnorm']['bench']['median'], 3)} ms measured, "
+                     f"{_f(d['fusion.eager_bytes']['chains']['add_rmsnorm']['predicted_us'] / 1e3, 3)} predicted",
+                     d["fusion.eager_bytes"]["chains"]["add_rmsnorm"]["bench"]["median"] * 1e3
+                     <= 1.1 * d["fusion.eager_bytes"]["chains"]["add_rmsnorm"]["predicted_us"])),
+    # --8<-- [start:speedup]
+    Claim("speedup", "fusing-by-hand.md", "The fused Triton kernel runs add + RMSNorm about 5× faster than eager",
+          "at least 4× faster", ("fusion.versions",),
+          lambda p: f"{p['fusion.versions']['add_rmsnorm_speedup']}×",
+          lambda d: (f"{_f(_ver(d, 'add_rmsnorm', 'triton')['speedup'])}×",
+                     _ver(d, "add_rmsnorm", "triton")["speedup"] >= 4)),
+    # --8<-- [end:speedup]
+    Claim("swiglu-cut", "fusing-by-hand.md", "Fusing SwiGLU cuts its time by about 40%",
+          "a cut of 30% to 50%", ("fusion.versions",),
+          lambda p: f"−{p['fusion.versions']['swiglu_time_cut'] * 100:.0f}%",
+          lambda d: (f"−{(1 - 1 / _ver(d, 'swiglu', 'triton')['speedup']) * 100:.0f}%",
+                     0.3 <= 1 - 1 / _ver(d, "swiglu", "triton")["speedup"] <= 0.5)),
+    Claim("same-bandwidth", "fusing-by-hand.md",
+          "Every version, eager or fused, moves its bytes at the copy ceiling",
+          "every version's actual GB/s within 10% of the same-run copy", ("fusion.versions",),
+          lambda p: f"all at {p['fusion.versions']['actual_gbps_low']}–{p['fusion.versions']['actual_gbps_high']} "
+                    "GB/s",
+          lambda d: (f"{min(v['share_of_copy'] for v in d['fusion.versions']['versions']) * 100:.0f}% to "
+                     f"{max(v['share_of_copy'] for v in d['fusion.versions']['versions']) * 100:.0f}% of the copy",
+                     min(v["share_of_copy"] for v in d["fusion.versions"]["versions"]) >= 0.9)),
+    Claim("compiled-ties", "fusing-by-hand.md", "torch.compile's add + RMSNorm ties the hand-written kernel",
+          "within 1%, or within the compiled version's spread over rounds", ("fusion.versions",),
+          lambda p: f"within {p['fusion.versions']['compiled_vs_triton_within'] * 100:.1f}%",
+          lambda d: (f"{(_ver(d, 'add_rmsnorm', 'compiled')['time']['median'] / _ver(d, 'add_rmsnorm', 'triton')['time']['median'] - 1) * 100:+.1f}% "  # noqa: E501
+                     f"(spread ±{_ver(d, 'add_rmsnorm', 'compiled')['time']['spread_pct'] / 2:.1f}%)",
+                     abs(_ver(d, "add_rmsnorm", "compiled")["time"]["median"]
+                         / _ver(d, "add_rmsnorm", "triton")["time"]["median"] - 1)
+                     <= max(0.01, _ver(d, "add_rmsnorm", "compiled")["time"]["spread_pct"] / 200))),
+    Claim("exact-h", "fusing-by-hand.md", "The fused kernel's new residual is bit-identical to eager",
+          "identical at every shape checked", ("fusion.exactness",),
+          lambda p: "bit for bit" if p["fusion.exactness"]["h_bit_identical"] else "no",
+          lambda d: ("bit for bit" if all(s["h"]["bit_identical"] for s in d["fusion.exactness"]["triton"])
+                     else "differs", all(s["h"]["bit_identical"] for s in d["fusion.exactness"]["triton"]))),
+    Claim("exact-y", "fusing-by-hand.md", "…and its normalised output is within one bf16 rounding step",
+          "at most one step at every shape", ("fusion.exactness",),
+          lambda p: f"{p['fusion.exactness']['y_max_steps']} step, max {p['fusion.exactness']['y_max_abs']}",
+          lambda d: (f"{_y_worst(d)['max_steps']} steps, max {_f(_y_worst(d)['max_abs'], 4)}",
+                     _y_worst(d)["max_steps"] <= 1)),
+    Claim("one-kernel", "torch-compile.md", "torch.compile writes add + RMSNorm as a single Triton kernel",
+          "one kernel", ("inductor.codegen",),
+          lambda p: f"{p['inductor.codegen']['add_rmsnorm_kernels']} kernel",
+          lambda d: (f"{d['inductor.codegen']['add_rmsnorm']['summary']['kernel_count']} kernel",
+                     d["inductor.codegen"]["add_rmsnorm"]["summary"]["kernel_count"] == 1)),
+    Claim("chunked", "torch-compile.md", "…that walks each row in chunks and reads the new residual back",
+          "two loops over the row and a stored pointer loaded again", ("inductor.codegen",),
+          lambda p: "two passes, h re-read",
+          lambda d: (f"{d['inductor.codegen']['add_rmsnorm']['summary']['kernels'][0]['loops']} loops, re-reads "
+                     f"{', '.join(d['inductor.codegen']['add_rmsnorm']['summary']['kernels'][0]['stored_then_reloaded']) or 'nothing'}",  # noqa: E501
+                     d["inductor.codegen"]["add_rmsnorm"]["summary"]["kernels"][0]["chunked"]
+                     and bool(d["inductor.codegen"]["add_rmsnorm"]["summary"]["kernels"][0]["stored_then_reloaded"]))),
+    Claim("matmuls-extern", "torch-compile.md",
+          "In the MLP half, the matrix products go to cuBLAS and the elementwise work to 2 Triton kernels",
+          "the same extern calls and kernel count", ("inductor.codegen",),
+          lambda p: f"{p['inductor.codegen']['mlp_1token_triton_kernels']} Triton + "
+                    f"{', '.join(p['inductor.codegen']['mlp_1token_extern'])}",
+          lambda d: (f"{d['inductor.codegen']['mlp_1token']['summary']['kernel_count']} Triton + "
+                     f"{', '.join(d['inductor.codegen']['mlp_1token']['summary']['call']['extern_calls'])}",
+                     d["inductor.codegen"]["mlp_1token"]["summary"]["kernel_count"] == 2
+                     and sorted(d["inductor.codegen"]["mlp_1token"]["summary"]["call"]["extern_calls"])
+                     == ["addmm", "mm", "mm"])),
+    Claim("saved-1", "torch-compile.md", "At one token, fusion saves 11 to 16 µs of GPU time per MLP half",
+          "a saving between half the low end and twice the high end", ("inductor.mlp_profile",),
+          lambda p: f"{p['inductor.mlp_profile']['saved_us_1token_low']}–"
+                    f"{p['inductor.mlp_profile']['saved_us_1token_high']} µs",
+          lambda d: (f"{_f(d['inductor.mlp_profile']['by_tokens']['1']['saved_us'])} µs",
+                     5.5 <= d["inductor.mlp_profile"]["by_tokens"]["1"]["saved_us"] <= 32)),
+    Claim("saved-2048", "torch-compile.md", "At 2,048 tokens fusion saves only about 5%: the matmuls dominate",
+          "a saving under 10% of eager's GPU time", ("inductor.mlp_profile",),
+          lambda p: f"{p['inductor.mlp_profile']['saved_pct_2048']}%",
+          lambda d: (f"{d['inductor.mlp_profile']['by_tokens']['2048']['saved_us'] / d['inductor.mlp_profile']['by_tokens']['2048']['eager']['busy_us'] * 100:.1f}%",  # noqa: E501
+                     d["inductor.mlp_profile"]["by_tokens"]["2048"]["saved_us"]
+                     < 0.1 * d["inductor.mlp_profile"]["by_tokens"]["2048"]["eager"]["busy_us"])),
+    Claim("compile-cold", "torch-compile.md", "Compiling add + RMSNorm on a cold cache takes about 2.5 s",
+          "between half and twice that", ("inductor.compile_time",),
+          lambda p: f"{p['inductor.compile_time']['add_rmsnorm_cold_s']} s",
+          lambda d: (f"{_f(d['inductor.compile_time']['add_rmsnorm']['cold']['first_call_s'], 2)} s",
+                     1.25 <= d["inductor.compile_time"]["add_rmsnorm"]["cold"]["first_call_s"] <= 5)),
+    Claim("recompile", "torch-compile.md",
+          "Going from 1 to 2 tokens recompiles once; 3 and 64 tokens then compile nothing",
+          "graphs compiled per call: 1, 1, 0, 0", ("inductor.recompiles",),
+          lambda p: f"recompile {p['inductor.recompiles']['recompile_s']} s",
+          lambda d: (f"{', '.join(str(c['graphs_compiled']) for c in d['inductor.recompiles']['calls'])}; "
+                     f"recompile {_f(d['inductor.recompiles']['calls'][1]['seconds'], 2)} s",
+                     [c["graphs_compiled"] for c in d["inductor.recompiles"]["calls"]] == [1, 1, 0, 0])),
+    Claim("graph-break", "torch-compile.md", "A branch on .item() splits the function into 2 graphs with 1 break",
+          "the same counts", ("inductor.graph_breaks",),
+          lambda p: f"{p['inductor.graph_breaks']['graph_count']} graphs, "
+                    f"{p['inductor.graph_breaks']['graph_break_count']} break",
+          lambda d: (f"{d['inductor.graph_breaks']['checked']['graph_count']} graphs, "
+                     f"{d['inductor.graph_breaks']['checked']['graph_break_count']} break",
+                     (d["inductor.graph_breaks"]["checked"]["graph_count"],
+                      d["inductor.graph_breaks"]["checked"]["graph_break_count"]) == (2, 1))),
+    Claim("decode-one-graph", "torch-compile.md", "The static-cache decode step is one graph of about 1,089 operations",
+          "1 graph, 0 breaks, operations within 2%", ("decode.constraints",),
+          lambda p: f"1 graph, 0 breaks, {p['decode.constraints']['explain']['op_count']:,} ops",
+          lambda d: (f"{d['decode.constraints']['explain']['graph_count']} graph, "
+                     f"{d['decode.constraints']['explain']['graph_break_count']} breaks, "
+                     f"{d['decode.constraints']['explain']['op_count']:,} ops",
+                     d["decode.constraints"]["explain"]["graph_count"] == 1
+                     and d["decode.constraints"]["explain"]["graph_break_count"] == 0
+                     and abs(d["decode.constraints"]["explain"]["op_count"] / 1089 - 1) <= 0.02)),
+    Claim("big-gpu", "torch-compile.md", "Inductor tries Triton matmul templates only on GPUs with 68 SMs or more",
+          "the threshold read from torch is 68", ("inductor.modes",),
+          lambda p: f"{p['inductor.modes']['min_sms']} SMs wanted, {p['inductor.modes']['sm_count']} present",
+          lambda d: (f"{d['inductor.modes']['threshold']['min_sms']} wanted, {d['inductor.modes']['sm_count']} present",
+                     d["inductor.modes"]["threshold"]["min_sms"] == 68)),
+    Claim("launch", "machine.md", "Replayed from a CUDA graph, tiny kernels run 8 to 9 times faster",
+          "at least 5× faster", ("machine",),
+          lambda p: f"{p['machine']['graph_speedup_low']}–{p['machine']['graph_speedup_high']}×",
+          lambda d: (f"{_f(d['machine']['launch']['speedup'])}×", d["machine"]["launch"]["speedup"] >= 5)),
+    Claim("static-slower", "decode.md", "A StaticCache makes eager decode slower",
+          "eager StaticCache step slower than eager default cache", ("decode.six_ways",),
+          lambda p: f"{p['decode.six_ways']['variants']['eager_static']['step_ms']} vs "
+                    f"{p['decode.six_ways']['variants']['eager_dynamic']['step_ms']} ms",
+          lambda d: (f"{_f(_six(d)['eager_static']['step_ms'], 2)} vs {_f(_six(d)['eager_dynamic']['step_ms'], 2)} ms",
+                     _six(d)["eager_static"]["step_ms"] > _six(d)["eager_dynamic"]["step_ms"])),
+    Claim("graph-step", "decode.md", "Capturing the static step in a CUDA graph makes it much faster",
+          "the hand graph at least 1.5× faster than eager StaticCache", ("decode.six_ways",),
+          lambda p: f"{p['decode.six_ways']['variants']['eager_static']['step_ms']} → "
+                    f"{p['decode.six_ways']['variants']['cuda_graph']['step_ms']} ms",
+          lambda d: (f"{_f(_six(d)['eager_static']['step_ms'], 2)} → {_f(_six(d)['cuda_graph']['step_ms'], 2)} ms",
+                     _six(d)["eager_static"]["step_ms"] >= 1.5 * _six(d)["cuda_graph"]["step_ms"])),
+    Claim("default-mode", "decode.md",
+          "torch.compile's default mode fuses but still launches from Python: slower than a plain graph",
+          "default-mode step slower than the hand graph", ("decode.six_ways",),
+          lambda p: f"{p['decode.six_ways']['variants']['compile_default']['step_ms']} vs "
+                    f"{p['decode.six_ways']['variants']['cuda_graph']['step_ms']} ms",
+          lambda d: (f"{_f(_six(d)['compile_default']['step_ms'], 2)} vs {_f(_six(d)['cuda_graph']['step_ms'], 2)} ms",
+                     _six(d)["compile_default"]["step_ms"] > _six(d)["cuda_graph"]["step_ms"])),
+    Claim("reduce-overhead", "decode.md", "reduce-overhead, fusion plus graphs, beats the hand-captured graph",
+          "reduce-overhead step faster than the hand graph", ("decode.six_ways",),
+          lambda p: f"{p['decode.six_ways']['variants']['compile_reduce_overhead']['step_ms']} vs "
+                    f"{p['decode.six_ways']['variants']['cuda_graph']['step_ms']} ms",
+          lambda d: (f"{_f(_six(d)['compile_reduce_overhead']['step_ms'], 2)} vs "
+                     f"{_f(_six(d)['cuda_graph']['step_ms'], 2)} ms",
+                     _six(d)["compile_reduce_overhead"]["step_ms"] < _six(d)["cuda_graph"]["step_ms"])),
+    Claim("max-autotune", "decode.md", "max-autotune takes a little more off reduce-overhead's step",
+          "max-autotune step faster than reduce-overhead", ("decode.six_ways",),
+          lambda p: f"−{p['decode.six_ways']['ma_gain_over_ro_ms']} ms",
+          lambda d: (f"{_gain(d):+.2f} ms", _gain(d) < 0)),
+    Claim("floor", "decode.md", "With graphs and fusion, batch-1 decode reaches about 90% of the bandwidth floor",
+          "the best valid step at 80% of the floor or more", ("decode.six_ways",),
+          lambda p: f"{p['decode.six_ways']['variants']['compile_max_autotune']['floor_share'] * 100:.0f}%",
+          lambda d: (f"{report.best_valid(d['decode.six_ways'])['floor_share'] * 100:.0f}%",
+                     report.best_valid(d["decode.six_ways"])["floor_share"] >= 0.8)),
+    Claim("rules", "allocator.md",
+          "The allocator rounds to 512 B, packs ≤1 MiB into 2 MiB segments, gives 1–10 MiB requests 20 MiB ones",
+          "every stated rule obeyed by the measured segments", ("allocator.segments",),
+          lambda p: f"stated: {p['allocator.segments']['rounding_bytes']} B, "
+                    f"{p['allocator.segments']['small_segment_mib']} MiB, "
+                    f"{p['allocator.segments']['mid_segment_mib']} MiB",
+          lambda d: (f"{sum(ok for _, ok in rule_checks(d['allocator.segments']))} of "
+                     f"{len(rule_checks(d['allocator.segments']))} rules obeyed",
+                     all(ok for _, ok in rule_checks(d["allocator.segments"])))),
+    Claim("oom", "allocator.md", "Split blocks make a 200 MiB request fail with 896 MiB reserved but unallocated",
+          "out of memory, with the same unallocated bytes", ("allocator.fragmentation",),
+          lambda p: f"OOM with {p['allocator.fragmentation']['oom_unallocated_mib']} MiB free",
+          lambda d: (f"{'OOM' if _frag(d)['error'] else 'no OOM'} with "
+                     f"{(_frag(d)['reserved'] - _frag(d)['allocated']) // MiB} MiB free",
+                     bool(_frag(d)["error"]) and (_frag(d)["reserved"] - _frag(d)["allocated"]) == 896 * MiB)),
+    Claim("expandable", "allocator.md", "expandable_segments:True lets the same script succeed",
+          "no error, same allocated and reserved bytes", ("allocator.fragmentation",),
+          lambda p: f"{p['allocator.fragmentation']['expandable_allocated_mib']:,} MiB in "
+                    f"{p['allocator.fragmentation']['expandable_reserved_mib']:,} MiB",
+          lambda d: (f"{d['allocator.fragmentation']['expandable']['checkpoints'][-1]['allocated'] // MiB:,} MiB in "
+                     f"{d['allocator.fragmentation']['expandable']['checkpoints'][-1]['reserved'] // MiB:,} MiB",
+                     not d["allocator.fragmentation"]["expandable"]["checkpoints"][-1]["error"]
+                     and d["allocator.fragmentation"]["expandable"]["checkpoints"][-1]["allocated"] == 1224 * MiB)),
+    Claim("cudafree-waits", "allocator.md", "Without the cache, cudaFree waits for queued GPU work",
+          "an uncached free behind queued work takes at least 90% of that work's time", ("allocator.caching",),
+          lambda p: "it waited" if p["allocator.caching"]["uncached_free_waited_for_queued_work"] else "no",
+          lambda d: (f"{_f(d['allocator.caching']['uncached']['queued']['free_us'] / 1e3, 1)} ms behind "
+                     f"{_f(d['allocator.caching']['uncached']['queued']['gpu_ms'], 1)} ms of work",
+                     d["allocator.caching"]["uncached"]["queued"]["free_us"] / 1e3
+                     >= 0.9 * d["allocator.caching"]["uncached"]["queued"]["gpu_ms"])),
+)
+
+BY_ID = {c.id: c for c in CLAIMS}
+
+
+def _data(names: tuple[str, ...], machine: str) -> Data | None:
+    out = {}
+    for n in names:
+        try:
+            res = store.load(n, machine)
+        except (FileNotFoundError, store.StoreError):
+            return None
+        out[n] = res.data
+    return out
+
+
+def verdict(claim: Claim, machine: str) -> tuple[str, str]:
+    """(our figure, holds / does not hold / not measured) on one machine."""
+    d = _data(claim.needs, machine)
+    if d is None:
+        return "—", MISSING
+    figure, ok = claim.ours(d)
+    return figure, HOLDS if ok else FAILS
+
+
+def laptop_figure(claim: Claim) -> str:
+    p = _data(claim.needs, LAPTOP)
+    return claim.laptop(p) if p is not None else "—"
+
+
+def measured_machines() -> list[str]:
+    """Machines with at least one measured (not published) result."""
+    out = []
+    for m in store.machines():
+        if m == LAPTOP:
+            continue
+        out.append(m)
+    return out
