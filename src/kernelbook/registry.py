@@ -71,6 +71,9 @@ EXPERIMENTS: tuple[Experiment, ...] = (
          "Six ways to run a Qwen2.5-1.5B batch-1 decode step: checked, then timed and profiled", 580),
     _exp("decode.constraints", "kernelbook.decode.constraints:constraints", _DECODE + (SRC + "decode/constraints.py",),
          "What a CUDA graph records: the cache-counter trap, .item() in a capture, dynamo explain", 240),
+    _exp("decode.compile_warm", "kernelbook.decode.compile_warm:compile_warm",
+         _DECODE + (SRC + "decode/compile_warm.py",),
+         "Compile time of the decode step, cold and with the cache kept, in new processes", 480),
     # --- allocator experiments (issue 6) ---
     _exp("allocator.caching", "kernelbook.allocator.experiments:measure_caching", _ALLOC,
          "µs per allocation and per free, with and without the caching allocator", 180),
