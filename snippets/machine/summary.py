@@ -14,3 +14,13 @@ print(
     f"{page.num(launch['eager_us_per_launch'], 1)} µs of GPU wall time when the kernel itself is trivial; replayed "
     f"from a CUDA graph the same kernel costs {page.num(launch['graph_us_per_launch'], 2)} µs."
 )
+host, lap_host = launch["host_enqueue_us"]["median"], laptop["launch_host_us"]
+print(
+    f"\nOne difference from the article matters for every later page: the Python side of a launch is "
+    f"{'slower' if host > lap_host else 'faster'} here, {page.num(host, 1)} µs of host time per launch against the "
+    f"laptop's {page.num(lap_host, 1)} µs, while the GPU side got far faster. So on this machine the host, not the "
+    f"GPU, sets the pace of any step made of many small kernels, and removing launches "
+    f"({page.num(launch['speedup'], 1)}× for these tiny kernels, against the laptop's "
+    f"{laptop['graph_speedup_low']}–{laptop['graph_speedup_high']}×) pays "
+    f"{'even more' if launch['speedup'] > laptop['graph_speedup_high'] else 'at least as much'}."
+)
