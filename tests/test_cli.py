@@ -67,3 +67,31 @@ def test_list_shows_each_machine(fixture_results, capsys):
     assert cli.main(["list"]) == 0
     out = capsys.readouterr().out
     assert "nvidia-h200" in out and "nvidia-geforce-rtx-4060-laptop-gpu" in out and "published" in out
+
+
+def test_editing_the_machine_experiment_makes_check_fail_until_remeasured(tmp_path, monkeypatch, capsys):
+    """On a copy of the repository with the committed H200 results: all fresh; edit machine.py and `check` names
+    exactly that experiment as stale, with the command that refreshes it."""
+    import shutil
+
+    from kernelbook import paths
+
+    root = paths.root()
+    for d in ("src", "results", "snippets"):
+        shutil.copytree(root / d, tmp_path / d)
+    shutil.copy(root / "pyproject.toml", tmp_path / "pyproject.toml")
+    monkeypatch.setenv("KERNELBOOK_ROOT", str(tmp_path))
+    monkeypatch.delenv("KERNELBOOK_RESULTS", raising=False)
+    monkeypatch.delenv("KERNELBOOK_MACHINE", raising=False)
+    assert cli.main(["check"]) == 0, capsys.readouterr().out
+    capsys.readouterr()
+    with open(tmp_path / "src" / "kernelbook" / "machine.py", "a") as f:
+        f.write("\nMATMUL_N_NEXT = 16384  # an edit the stored result did not see\n")
+    assert cli.main(["check"]) == 1
+    out = capsys.readouterr().out
+    assert "STALE    machine: code changed since it was measured (src/kernelbook/machine.py" in out
+    assert "python -m kernelbook run machine" in out
+    stale = [line for line in out.splitlines() if line.startswith("STALE")]
+    assert all(line.split()[1].rstrip(":") in ("machine", "fusion.eager_bytes", "fusion.exactness",
+                                               "fusion.versions", "sol.add_rmsnorm", "sol.swiglu")
+               for line in stale), stale  # only the experiments that declare machine.py
