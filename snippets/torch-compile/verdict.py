@@ -45,7 +45,12 @@ ro, ma = mix["compile_reduce_overhead"], mix["compile_max_autotune"]
 outside = {("attention (SDPA)" if "sdpa" in k["name"] or "flash" in k["name"] else
             "matmuls with a bias (cuBLAS)" if "bias" in k["name"] else "other library kernels")
            for k in ma["top"] if not k["name"].startswith("triton_")}
+bias = sum(k["count"] for k in ma["top"] if "bias" in k["name"] and not k["name"].startswith("triton_"))
+templates = sum(k["count"] for k in ma["top"] if k["name"].startswith("triton_tem_"))
 lines.append(f"- **Decode step under max-autotune:** {ma['triton']} Triton kernels and {ma['other']} others per step, "
              f"against {ro['triton']} and {ro['other']} under reduce-overhead; among its busiest kernels, those left "
-             f"outside Triton are {', '.join(sorted(outside)) or 'none'}.")
+             f"outside Triton are {', '.join(sorted(outside)) or 'none'}. {bias} matrix products with a bias stayed "
+             f"with cuBLAS, where the laptop kept all {lap['modes']['decode_projections_on_cublas']}: this GPU passes "
+             f"the big-GPU check, so max-autotune also tried Triton matmul templates, and {templates} template "
+             "kernels (`triton_tem_*`) run in each step.")
 print("\n".join(lines))
