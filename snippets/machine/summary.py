@@ -5,10 +5,10 @@ bw, mm, launch = r.data["bandwidth"], r.data["matmul"], r.data["launch"]
 laptop = page.result("machine", "nvidia-geforce-rtx-4060-laptop-gpu").data
 
 l2 = r.provenance.get("l2_bytes")
+chip = f"{r.provenance['sm_count']} SMs" + (f", {page.num(l2 / 2**20, 0)} MiB of L2" if l2 else "")
 print(
-    f"This {page.machine_label(r)} ({r.provenance['sm_count']} SMs"
-    + (f", {page.num(l2 / 2**20, 0)} MiB of L2" if l2 else "") + f") copies {page.num(bw['copy']['gbps'] / 1e3, 2)} TB/s (bytes read plus bytes "
-    f"written) and multiplies bf16 matrices at {page.num(mm['tflops'], 0)} TFLOP/s, so a kernel needs about "
+    f"This {page.machine_label(r)} ({chip}) copies {page.num(bw['copy']['gbps'] / 1e3, 2)} TB/s (bytes read plus "
+    f"bytes written) and multiplies bf16 matrices at {page.num(mm['tflops'], 0)} TFLOP/s, so a kernel needs about "
     f"**{page.num(r.data['ridge_flop_per_byte'], 0)} FLOP per byte** before arithmetic, not memory, limits it. "
     f"The article's laptop needed {page.num(laptop['ridge_flop_per_byte'], 0)}: the H200 moves "
     f"{page.num(bw['copy']['gbps'] / laptop['copy_gbps'], 0)} times the bytes and does "
