@@ -1,6 +1,7 @@
 from kernelbook import page
 
 d = page.result("decode.six_ways").data
+trap = page.result("decode.constraints").data["trap"]["without_reset"]  # the broken replay shown further down
 y = d["yardstick_fp32"]
 tf = d["teacher_forced"]
 failed = [d["labels"][n] for n in d["names"] if not tf[n]["passed"]]
@@ -13,13 +14,14 @@ print(
     f"{page.num(y['max_abs'], 3)}). That is what bf16 rounding alone does to this model. A compiled step rounds "
     f"differently from eager, and each lands about that far from the exact answer, so two correct bf16 results can "
     f"differ by up to about twice it; the check allows {page.num(d['tol_factor'], 0)} times it, "
-    f"{page.num(100 * d['tolerance'], 2)}%. A broken step misses by far more: the cache-counter trap below gives "
-    f"errors near 100%. Top-1 disagreements are allowed only at steps where the reference's two best logits are "
+    f"{page.num(100 * d['tolerance'], 2)}%. A broken step misses by far more: the cache-counter trap below "
+    f"gives {page.num(100 * trap['rel_err'], 0)}%. Top-1 disagreements are allowed only at steps where the "
+    f"reference's two best logits are "
     f"within {page.num(d['band'], 3)} of each other ({page.num(d['tol_factor'], 0)} times the largest rounding "
     f"difference), since an error that small could swap them there and nowhere else. "
     + (f"Of the compiled variants, {d['labels'][worst]} strayed furthest, "
        f"{page.num(100 * tf[worst]['rel_err_max'], 2)}%. " if worst else "")
-    + ("All six passed, so every time below is a time for a correct step."
+    + (f"All {len(d['names'])} passed, so every time below is a time for a correct step."
        if not failed else
        f"**{', '.join(failed)} failed**: {'its' if len(failed) == 1 else 'their'} times below are marked and do "
        "not count.")
