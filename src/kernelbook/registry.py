@@ -37,6 +37,9 @@ _FUSION = (SRC + "fusion.py", SRC + "bytecount.py", SRC + "kernels/add_rmsnorm.p
            SRC + "machine.py")
 _INDUCTOR = (SRC + "inductor.py", SRC + "inductor_code.py", SRC + "mlp.py", SRC + "fusion.py")
 _DECODE = (SRC + "decode/model.py", SRC + "decode/harness.py", SRC + "decode/variants.py")
+_FAR = _DECODE + (SRC + "decode/measure.py", SRC + "decode/fast.py", SRC + "decode/far.py",
+                  SRC + "kernels/matvec.py", SRC + "kernels/matvec_pair.py", SRC + "kernels/decode_attention.py",
+                  SRC + "kernels/add_rmsnorm.py", SRC + "kernels/swiglu.py")
 _ALLOC = (SRC + "allocator/demos.py", SRC + "allocator/model.py", SRC + "allocator/scripts.py",
           SRC + "allocator/parse.py", SRC + "allocator/experiments.py")
 
@@ -74,6 +77,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     _exp("decode.compile_warm", "kernelbook.decode.compile_warm:compile_warm",
          _DECODE + (SRC + "decode/compile_warm.py",),
          "Compile time of the decode step, cold and with the cache kept, in new processes", 480),
+    _exp("decode.far", "kernelbook.decode.far:far", _FAR,
+         "How far batch-1 decode goes: tuned matvecs, then seven steps from the plain graph, checked and timed", 590),
     # --- allocator experiments (issue 6) ---
     _exp("allocator.caching", "kernelbook.allocator.experiments:measure_caching", _ALLOC,
          "µs per allocation and per free, with and without the caching allocator", 180),

@@ -1,0 +1,196 @@
+"""The decode.far experiment: how far a batch-1 decode step goes, one change at a time, on the decode chapter's model.
+
+In order: (1) the matvec kernels are tuned on this GPU, each site over all 28 layers' real weights in one CUDA
+graph, so the weights come from memory and not from L2; (2) the plain static-cache graph (Hugging Face's step,
+captured by hand) and every step of fast.STEPS are built, each captured in one CUDA graph; (3) every one is checked
+teacher-forced against eager StaticCache with the decode chapter's tolerance (three times bf16's own distance from
+fp32) before anything is timed; (4) interleaved rounds time each step as the decode chapter does.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import torch
+
+from kernelbook.decode import fast
+from kernelbook.decode import variants as V
+from kernelbook.decode.harness import (
+    Buffers,
+    Decoder,
+    generate,
+    make_static_cache,
+    prefill,
+    prompt_ids,
+    reset_static_cache,
+)
+from kernelbook.decode.measure import CHECK_STEPS, FEED_SEED, ROUNDS, TOL_FACTOR, compare, copy_gbps, one_round
+from kernelbook.decode.model import QWEN25_15B, build_model, cast_params, weight_bytes
+from kernelbook.kernels.matvec import matvec, pdl_supported
+from kernelbook.kernels.matvec_pair import qkv_rope, swiglu_pair
+
+BASELINE = "cuda_graph"  # the decode chapter's hand-captured graph of Hugging Face's step
+# (block rows or pairs, block_k, warps) tried per site: K = 1536 for all but down (K = 8960)
+WIDE = tuple((b, k, w) for b in (2, 4, 8, 16) for k in (512, 2048) for w in (4, 8))
+DEEP = tuple((b, k, w) for b in (2, 4, 8) for k in (256, 512, 1024, 2048) for w in (4, 8))
+TUNE_REP_MS = 40
+
+
+# --8<-- [start:tune]
+def site_launches(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> tuple[list, int]:
+    """One launch per layer (four of the output projection) of `site`'s kernel with config `cfg`, on scratch
+    inputs, and the weight bytes one launch reads."""
+    dev, dt, eps = pk.embed.device, pk.embed.dtype, pk.eps
+    hidden = pk.embed.shape[1]
+    g = torch.Generator(device=dev).manual_seed(1)
+    x = torch.randn(hidden, device=dev, generator=g).to(dt)
+    inter = pk.layers[0].w_gate_up.shape[0] // 2
+    act = torch.randn(inter, device=dev, generator=g).to(dt)
+    att = torch.randn(pk.q_heads * pk.head_dim, device=dev, generator=g).to(dt)
+    res = torch.zeros(hidden, device=dev, dtype=dt)
+    pos = torch.zeros(1, dtype=torch.long, device=dev)
+    kc, vc = torch.empty_like(pk.layers[0].k_cache), torch.empty_like(pk.layers[0].v_cache)
+    calls = {
+        "qkv": lambda lw: matvec(x, lw.w_qkv, lw.b_qkv, config=cfg),
+        "o": lambda lw: matvec(att, lw.w_o, residual=res, config=cfg),
+        "gate_up": lambda lw: matvec(x, lw.w_gate_up, config=cfg),
+        "down": lambda lw: matvec(act, lw.w_down, residual=res, config=cfg),
+        "qkv_rope": lambda lw: qkv_rope(x, lw.w_qkv, lw.b_qkv, lw.ln1, pk.cos, pk.sin, pos, kc, vc, pk.q_heads,
+                                        eps=eps, config=cfg),
+        "swiglu": lambda lw: swiglu_pair(x, lw.w_gate_up, lw.ln2, eps=eps, config=cfg),
+    }
+    if site == "lm_head":
+        return [lambda: matvec(x, pk.embed, norm_weight=pk.norm, eps=eps, config=cfg)] * 4, pk.embed.nbytes
+    w = {"qkv": "w_qkv", "qkv_rope": "w_qkv", "o": "w_o", "gate_up": "w_gate_up", "swiglu": "w_gate_up",
+         "down": "w_down"}[site]
+    return [(lambda lw=lw: calls[site](lw)) for lw in pk.layers], getattr(pk.layers[0], w).nbytes
+
+
+def time_site(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> dict[str, Any]:
+    """µs per launch and weight GB/s, the launches replayed from one CUDA graph (launch gaps included)."""
+    from triton.testing import do_bench
+
+    launches, nbytes = site_launches(pk, site, cfg)
+    for f in launches[:2]:
+        f()  # compile outside the capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for f in launches:
+            f()
+    us = do_bench(graph.replay, warmup=10, rep=TUNE_REP_MS, return_mode="median") * 1e3 / len(launches)
+    return {"config": list(cfg), "us": us, "gbps": nbytes / (us * 1e-6) / 1e9, "bytes": nbytes}
+
+
+def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP) -> dict[str, Any]:
+    """Every candidate config of every site; the fastest is the site's config."""
+    out: dict[str, Any] = {}
+    for site in fast.SITES:
+        cands = [c for c in (deep if site == "down" else wide)
+                 if site != "qkv_rope" or (pk.head_dim // 2) % c[0] == 0]  # a block of pairs stays in one head
+        t0 = time.perf_counter()
+        rows = [time_site(pk, site, c) for c in cands]
+        best = min(rows, key=lambda r: r["us"])
+        out[site] = {"best": best["config"], "us": best["us"], "gbps": best["gbps"], "bytes": best["bytes"],
+                     "candidates": rows, "seconds": time.perf_counter() - t0}
+    return out
+# --8<-- [end:tune]
+
+
+def graph_variant(model: torch.nn.Module, cache: Any, bufs: Buffers, prompt: torch.Tensor, name: str,
+                  step: Any) -> V.Variant:
+    """Capture `step` into one CUDA graph after a prefill (so the cache tensors exist), then empty the cache."""
+    reset_static_cache(cache)
+    prefill(model, cache, prompt)
+    bufs.ids.fill_(0)
+    bufs.pos.fill_(prompt.shape[1])
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    graph, out = V.capture(step)
+    torch.cuda.synchronize()
+    capture_s = time.perf_counter() - t0
+    reset_static_cache(cache)
+
+    def replay() -> torch.Tensor:
+        graph.replay()
+        return out
+
+    return V.Variant(name, replay, cache, lambda: reset_static_cache(cache), same_kernels_as_reference=False,
+                     setup={"capture_s": capture_s, "graph": graph})
+
+
+def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int = ROUNDS, wide: tuple = WIDE,
+        deep: tuple = DEEP) -> dict[str, Any]:
+    """The experiment. Its arguments exist for a dry run on a small model; the stored result uses the defaults."""
+    dev = torch.device(device)
+    copy = copy_gbps()
+    torch.cuda.empty_cache()
+
+    # the decode chapter's yardstick: eager StaticCache in fp32, then the same weights in bf16
+    model = build_model(fields, dev, torch.float32)
+    prompt = prompt_ids(model.config.vocab_size, dev)
+    feed = torch.randint(0, model.config.vocab_size, (CHECK_STEPS,),
+                         generator=torch.Generator().manual_seed(FEED_SEED)).to(dev)
+    bufs = Buffers.on(dev)
+    cache32 = make_static_cache(model)
+    ref32 = generate(Decoder(model, bufs, V.eager_static(model, cache32, bufs)), prompt, CHECK_STEPS, feed)["logits"]
+    del cache32
+    cast_params(model, torch.bfloat16)
+    torch.cuda.empty_cache()
+    wbytes = weight_bytes(model)
+
+    cache = make_static_cache(model)
+    prefill(model, cache, prompt)  # creates the cache tensors that pack() points at
+    pk = fast.pack(model, cache)
+    t0 = time.perf_counter()
+    tuning = tune(pk, wide, deep)
+    tune_s = time.perf_counter() - t0
+    configs = {s: tuple(t["best"]) for s, t in tuning.items()}
+
+    variants: dict[str, V.Variant] = {"eager_static": V.eager_static(model, cache, bufs)}
+    errors: dict[str, str] = {}
+    names = (BASELINE, *fast.STEPS)
+    for name in names:
+        try:
+            if name == BASELINE:
+                variants[name] = V.cuda_graph(model, cache, bufs, prompt)
+            else:
+                variants[name] = graph_variant(model, cache, bufs, prompt, name,
+                                               fast.make_step(pk, bufs, name, configs))
+        except Exception as e:  # noqa: BLE001 - one failing step is recorded, the others still run
+            errors[name] = f"{type(e).__name__}: {str(e)[:1500]}"
+            torch.cuda.synchronize()
+    decs = {n: Decoder(model, bufs, v) for n, v in variants.items()}
+
+    forced = {n: generate(d, prompt, CHECK_STEPS, feed) for n, d in decs.items()}
+    ref = forced["eager_static"]["logits"]
+    yard = compare(ref32, ref, tol=1.0, need_identical=False)
+    tol, band = TOL_FACTOR * yard["rel_err_max"], TOL_FACTOR * yard["max_abs"]
+    checks = {n: compare(ref, f["logits"], tol, variants[n].same_kernels_as_reference, band)
+              for n, f in forced.items() if n != "eager_static"}
+    free = {n: generate(d, prompt, CHECK_STEPS)["tokens"] for n, d in decs.items()}
+    del forced, ref32
+
+    timed = [n for n in names if n in variants]
+    rounds = []
+    for r in range(rounds_n):
+        order = timed[r % len(timed):] + timed[:r % len(timed)]
+        rounds.append(one_round(decs, prompt, order, keep_detail=(r == rounds_n - 1)))
+    mix = rounds[-1].pop("kernel_mix", {})
+    rounds[-1].pop("timelines", None)
+
+    return {
+        "steps": list(fast.STEPS), "baseline": BASELINE, "names": timed,
+        "labels": {BASELINE: "plain graph (Hugging Face step)", **fast.LABELS},
+        "weight_bytes": wbytes, "copy": copy, "floor_ms": wbytes / (copy["gbps"] * 1e9) * 1e3,
+        "prompt_len": prompt.shape[1], "check_steps": CHECK_STEPS, "rounds_n": rounds_n,
+        "tuning": tuning, "tune_s": tune_s, "configs": {s: list(c) for s, c in configs.items()},
+        "capability": list(torch.cuda.get_device_capability(dev)), "pdl_used": pdl_supported(dev),
+        "yardstick_fp32": yard, "tolerance": tol, "band": band, "tol_factor": TOL_FACTOR,
+        "teacher_forced": checks, "free_running": free,
+        "all_passed": not errors and all(c["passed"] for c in checks.values()), "build_errors": errors,
+        "setup": {n: {k: v for k, v in variants[n].setup.items() if k != "graph"} for n in timed},
+        "rounds": rounds, "kernel_mix": mix,
+    }
+

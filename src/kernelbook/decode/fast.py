@@ -1,0 +1,202 @@
+"""The seventh decode variant, built one change at a time from the plain static-cache graph.
+
+Every step is a complete decode step for the same model (the decode chapter's Qwen2.5-1.5B with seeded weights),
+reading the same input buffers and writing the same Hugging Face StaticCache tensors, so Hugging Face's prefill
+fills the cache and each step continues from it. Each step keeps the changes of the steps before it:
+
+own               the step in our own PyTorch code: separate projections, SDPA over all cache slots with a mask
+fused_proj        q, k, v in one projection and gate, up in one (stacked weights)
+filled_attention  a Triton attention kernel that reads only the filled slots
+fused_kernels     the fusion chapter's add+RMSNorm and SwiGLU kernels
+matvec            Triton matrix-vector kernels, tuned per shape, instead of cuBLAS
+matvec_fusions    RMSNorm, bias, RoPE, the cache write, SwiGLU and the residual add inside the matvecs:
+                  five kernels a layer
+pdl               the same kernels launched with programmatic dependent launch
+
+A step is a zero-argument function; `variants` captures each in one CUDA graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from kernelbook.decode.harness import Buffers, cache_layers
+from kernelbook.kernels.add_rmsnorm import add_rmsnorm_triton
+from kernelbook.kernels.decode_attention import decode_attention
+from kernelbook.kernels.matvec import matvec, rmsnorm_ref
+from kernelbook.kernels.matvec_pair import qkv_rope, rotate_ref, swiglu_pair
+from kernelbook.kernels.swiglu import swiglu_triton
+
+STEPS = ("own", "fused_proj", "filled_attention", "fused_kernels", "matvec", "matvec_fusions", "pdl")
+LABELS = {
+    "own": "own PyTorch step",
+    "fused_proj": "+ fused QKV, gate/up",
+    "filled_attention": "+ attention over filled slots",
+    "fused_kernels": "+ fused add+RMSNorm, SwiGLU",
+    "matvec": "+ Triton matvec for one row",
+    "matvec_fusions": "+ norm, RoPE, SwiGLU, residual in the matvecs",
+    "pdl": "+ programmatic dependent launch",
+}
+# the matvec launches a step makes, by site; the tuner picks a (block, block_k, warps) config for each
+SITES = ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu")
+
+
+@dataclass
+class Layer:
+    ln1: torch.Tensor  # (H,) input RMSNorm weight
+    ln2: torch.Tensor  # (H,) post-attention RMSNorm weight
+    w_qkv: torch.Tensor  # (Hq*D + 2*Hkv*D, H): W_q, W_k, W_v stacked
+    b_qkv: torch.Tensor  # (Hq*D + 2*Hkv*D,)
+    w_o: torch.Tensor  # (H, Hq*D)
+    w_gate_up: torch.Tensor  # (2I, H): W_gate over W_up
+    w_down: torch.Tensor  # (H, I)
+    k_cache: torch.Tensor  # (Hkv, slots, D): a view of the StaticCache layer's keys
+    v_cache: torch.Tensor  # (Hkv, slots, D)
+
+
+@dataclass
+class Packed:
+    """The model's weights as the fast steps read them: stacked once, shared by every step."""
+    embed: torch.Tensor  # (V, H), also the (tied) output projection
+    norm: torch.Tensor  # (H,) final RMSNorm weight
+    layers: list[Layer]
+    cos: torch.Tensor  # (slots, D) rotary tables in the model dtype, as Hugging Face computes them
+    sin: torch.Tensor
+    q_heads: int
+    kv_heads: int
+    head_dim: int
+    eps: float
+
+    @property
+    def sizes(self) -> tuple[int, int, int]:
+        d = self.head_dim
+        return self.q_heads * d, self.kv_heads * d, self.kv_heads * d
+
+
+def pack(model: torch.nn.Module, cache: Any) -> Packed:
+    """Stack each layer's projections and point at the cache's key/value tensors (which must exist: prefill first)."""
+    cfg = model.config
+    d = cfg.hidden_size // cfg.num_attention_heads
+    layers = []
+    for i, blk in enumerate(model.model.layers):
+        a, m = blk.self_attn, blk.mlp
+        cl = cache_layers(cache)
+        keys = cl[i].keys if cl else cache.key_cache[i]
+        values = cl[i].values if cl else cache.value_cache[i]
+        assert keys is not None and keys.shape[0] == 1 and keys.is_contiguous(), "prefill before pack(): no cache"
+        layers.append(Layer(
+            ln1=blk.input_layernorm.weight, ln2=blk.post_attention_layernorm.weight,
+            w_qkv=torch.cat([a.q_proj.weight, a.k_proj.weight, a.v_proj.weight]).contiguous(),
+            b_qkv=torch.cat([a.q_proj.bias, a.k_proj.bias, a.v_proj.bias]).contiguous(),
+            w_o=a.o_proj.weight, w_gate_up=torch.cat([m.gate_proj.weight, m.up_proj.weight]).contiguous(),
+            w_down=m.down_proj.weight, k_cache=keys[0], v_cache=values[0]))
+    slots = layers[0].k_cache.shape[1]
+    positions = torch.arange(slots, device=model.device)[None]  # (1, slots)
+    probe = torch.zeros(1, dtype=model.dtype, device=model.device)
+    cos, sin = model.model.rotary_emb(probe, positions)  # (1, slots, D), Hugging Face's own tables
+    return Packed(embed=model.model.embed_tokens.weight, norm=model.model.norm.weight, layers=layers,
+                  cos=cos[0].contiguous(), sin=sin[0].contiguous(), q_heads=cfg.num_attention_heads,
+                  kv_heads=cfg.num_key_value_heads, head_dim=d, eps=cfg.rms_norm_eps)
+
+
+# --8<-- [start:torch_step]
+def torch_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]] | None = None
+               ) -> Callable[[], torch.Tensor]:
+    """Steps own .. matvec: one layer at a time in PyTorch, each change swapped in by the step's name."""
+    on = set(STEPS[:STEPS.index(step) + 1])
+    assert "matvec_fusions" not in on, "the fused steps are fused_step's"
+    cfg = configs or {}
+    nq, nkv, _ = pk.sizes
+    d, slots = pk.head_dim, pk.layers[0].k_cache.shape[1]
+
+    def linear(x, w, b=None, site=""):  # x (H,) -> (N,)
+        if "matvec" in on:
+            return matvec(x, w, b, config=cfg.get(site, (8, 512, 4)))
+        return F.linear(x, w, b)
+
+    def add_norm(delta, h, w):  # (new residual, normalised) from the residual h and what the block added
+        if "fused_kernels" in on:
+            hn, y = add_rmsnorm_triton((torch.zeros_like(h) if delta is None else delta)[None], h[None], w, pk.eps)
+            return hn[0], y[0]
+        h = h if delta is None else h + delta
+        return h, rmsnorm_ref(h, w, pk.eps)
+
+    def attention(lw, x, pos):
+        if "fused_proj" in on:
+            q, k, v = linear(x, lw.w_qkv, lw.b_qkv, "qkv").split(pk.sizes)
+        else:
+            q, k, v = (linear(x, w, b, "qkv") for w, b in zip(lw.w_qkv.split(pk.sizes), lw.b_qkv.split(pk.sizes),
+                                                              strict=True))
+        cos, sin = pk.cos.index_select(0, pos), pk.sin.index_select(0, pos)  # (1, D)
+        q = rotate_ref(q.view(-1, d), cos, sin)  # (Hq, D)
+        lw.k_cache.index_copy_(1, pos, rotate_ref(k.view(-1, 1, d), cos, sin))  # slot pos of (Hkv, slots, D)
+        lw.v_cache.index_copy_(1, pos, v.view(-1, 1, d))
+        if "filled_attention" in on:
+            o = decode_attention(q.contiguous(), lw.k_cache, lw.v_cache, pos)
+        else:
+            mask = (torch.arange(slots, device=pos.device) <= pos).view(1, 1, 1, slots)
+            o = F.scaled_dot_product_attention(q[None, :, None], lw.k_cache[None], lw.v_cache[None],
+                                               attn_mask=mask, scale=d ** -0.5, enable_gqa=True)
+        return linear(o.reshape(nq), lw.w_o, None, "o")
+
+    def mlp(lw, x):
+        if "fused_proj" in on:
+            g, u = linear(x, lw.w_gate_up, None, "gate_up").chunk(2)
+        else:
+            g, u = (linear(x, w, None, "gate_up") for w in lw.w_gate_up.chunk(2))
+        act = swiglu_triton(g, u) if "fused_kernels" in on else F.silu(g) * u
+        return linear(act, lw.w_down, None, "down")
+
+    def run() -> torch.Tensor:
+        pos = bufs.pos
+        h, delta = pk.embed.index_select(0, bufs.ids.view(1))[0], None  # (H,)
+        for lw in pk.layers:
+            h, x = add_norm(delta, h, lw.ln1)
+            h, x = add_norm(attention(lw, x, pos), h, lw.ln2)
+            delta = mlp(lw, x)
+        _, x = add_norm(delta, h, pk.norm)
+        return linear(x, pk.embed, None, "lm_head").view(1, -1)  # (1, V) logits
+    return run
+# --8<-- [end:torch_step]
+
+
+# --8<-- [start:fused_step]
+def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int]], pdl: bool
+               ) -> Callable[[], torch.Tensor]:
+    """Five kernels a layer, every buffer allocated once: QKV+RoPE+cache write, attention, o + residual,
+    gate/up+SwiGLU, down + residual; then the output projection with the final norm."""
+    dev, dt = pk.embed.device, pk.embed.dtype
+    hidden, nq = pk.embed.shape[1], pk.q_heads * pk.head_dim
+    inter = pk.layers[0].w_gate_up.shape[0] // 2
+    h = torch.empty(hidden, device=dev, dtype=dt)  # the residual stream, updated in place
+    q = torch.empty(nq, device=dev, dtype=dt)
+    att = torch.empty(nq, device=dev, dtype=dt)
+    act = torch.empty(inter, device=dev, dtype=dt)
+    logits = torch.empty(1, pk.embed.shape[0], device=dev, dtype=dt)
+
+    def run() -> torch.Tensor:
+        torch.index_select(pk.embed, 0, bufs.ids.view(1), out=h.view(1, -1))
+        for lw in pk.layers:
+            qkv_rope(h, lw.w_qkv, lw.b_qkv, lw.ln1, pk.cos, pk.sin, bufs.pos, lw.k_cache, lw.v_cache, pk.q_heads,
+                     out=q, eps=pk.eps, config=configs["qkv_rope"], pdl=pdl)
+            decode_attention(q, lw.k_cache, lw.v_cache, bufs.pos, out=att, pdl=pdl)
+            matvec(att, lw.w_o, residual=h, config=configs["o"], pdl=pdl)
+            swiglu_pair(h, lw.w_gate_up, lw.ln2, out=act, eps=pk.eps, config=configs["swiglu"], pdl=pdl)
+            matvec(act, lw.w_down, residual=h, config=configs["down"], pdl=pdl)
+        matvec(h, pk.embed, norm_weight=pk.norm, out=logits.view(-1), eps=pk.eps, config=configs["lm_head"],
+               pdl=pdl)
+        return logits
+    return run
+# --8<-- [end:fused_step]
+
+
+def make_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]] | None = None
+              ) -> Callable[[], torch.Tensor]:
+    if step in ("matvec_fusions", "pdl"):
+        return fused_step(pk, bufs, configs or {s: (8, 512, 4) for s in SITES}, pdl=step == "pdl")
+    return torch_step(pk, bufs, step, configs)

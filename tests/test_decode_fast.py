@@ -1,0 +1,71 @@
+"""The seventh variant's steps against Hugging Face's eager step: every step of the ladder, on the tiny two-layer
+Qwen2 in fp32 (CPU: Triton's interpreter), teacher-forced from the same prefill, must give the same logits."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from kernelbook.decode import fast
+from kernelbook.decode import variants as V
+from kernelbook.decode.harness import (
+    Buffers,
+    Decoder,
+    generate,
+    make_static_cache,
+    prefill,
+    prompt_ids,
+    reset_static_cache,
+)
+from kernelbook.decode.model import TINY, build_model
+
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+STEPS = 4
+
+
+@pytest.fixture(scope="module")
+def setup():
+    model = build_model(TINY, DEVICE, torch.float32)
+    prompt = prompt_ids(model.config.vocab_size, DEVICE, length=5)
+    feed = torch.randint(0, model.config.vocab_size, (STEPS,), generator=torch.Generator().manual_seed(3)).to(DEVICE)
+    bufs = Buffers.on(DEVICE)
+    cache = make_static_cache(model, slots=16)
+    ref = generate(Decoder(model, bufs, V.eager_static(model, cache, bufs)), prompt, STEPS, feed)
+    prefill(model, cache, prompt)
+    return model, prompt, feed, bufs, cache, ref, fast.pack(model, cache)
+
+
+@pytest.mark.parametrize("step", fast.STEPS)
+def test_step_matches_eager(setup, step):
+    model, prompt, feed, bufs, cache, ref, pk = setup
+    fn = fast.make_step(pk, bufs, step, {s: (8, 32, 4) for s in fast.SITES})
+    v = V.Variant(step, fn, cache, lambda: reset_static_cache(cache), same_kernels_as_reference=False)
+    got = generate(Decoder(model, bufs, v), prompt, STEPS, feed)
+    rel = ((got["logits"] - ref["logits"]).norm(dim=-1) / ref["logits"].norm(dim=-1)).max().item()
+    assert rel < 1e-5, f"{step}: logits differ from eager by {rel:.2e}"
+    assert got["tokens"] == ref["tokens"]
+
+
+def test_pack_stacks_weights_and_points_at_the_cache(setup):
+    model, *_, cache, _, pk = setup
+    attn = model.model.layers[1].self_attn
+    assert torch.equal(pk.layers[1].w_qkv[:attn.q_proj.weight.shape[0]], attn.q_proj.weight)
+    assert torch.equal(pk.layers[1].b_qkv[-attn.v_proj.bias.shape[0]:], attn.v_proj.bias)
+    assert pk.layers[1].k_cache.data_ptr() == cache.layers[1].keys.data_ptr(), "the step must write HF's cache"
+    assert pk.cos.shape == (16, model.config.hidden_size // model.config.num_attention_heads)
+
+
+def test_steps_are_cumulative_and_labelled():
+    assert set(fast.LABELS) == set(fast.STEPS) and len(fast.STEPS) == 7
+    assert fast.STEPS[-1] == "pdl" and fast.STEPS[0] == "own"
+
+
+@pytest.mark.skipif(DEVICE != "cuda", reason="CUDA graphs and the tuner need a GPU")
+def test_far_dry_run_on_the_tiny_model():
+    from kernelbook.decode.far import far
+
+    data = far(TINY, rounds_n=1, wide=((8, 32, 4), (4, 64, 4)), deep=((4, 64, 4),))
+    assert not data["build_errors"], data["build_errors"]
+    assert data["all_passed"], {n: c["rel_err_max"] for n, c in data["teacher_forced"].items()}
+    assert data["names"] == ["cuda_graph", *fast.STEPS]
+    assert all(data["rounds"][0]["variants"][n]["step_ms"] > 0 for n in data["names"])

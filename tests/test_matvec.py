@@ -1,0 +1,122 @@
+"""The decode kernels against their references: matvec (norm, bias, residual), the paired matvec (SwiGLU, QKV with
+RoPE and the cache write) and decode attention. On a CPU in fp32 under Triton's interpreter; on a GPU also in
+bf16, where the kernels must sit within bf16 rounding of the plain-PyTorch reference."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+import torch
+
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+DTYPES = [torch.float32] + ([torch.bfloat16] if DEVICE == "cuda" else [])
+# a block size that does not divide N, a K that is not a power of two, and K smaller than one block
+CONFIGS = [(4, 32, 4), (8, 64, 2), (16, 256, 4)]
+
+
+def _mods():
+    """The kernel modules, re-imported under the interpreter if something imported them before it was on."""
+    names = ("matvec", "matvec_pair", "decode_attention")
+    mods = [importlib.import_module(f"kernelbook.kernels.{n}") for n in names]
+    if DEVICE == "cpu" and type(mods[0]._matvec_kernel).__name__ != "InterpretedFunction":
+        mods = [importlib.reload(m) for m in mods]
+    return mods
+
+
+def _close(got: torch.Tensor, ref: torch.Tensor) -> None:
+    if got.dtype == torch.float32:
+        torch.testing.assert_close(got, ref, atol=1e-4, rtol=1e-4)
+    else:  # a few bf16 steps: the sums run in another order than cuBLAS's
+        scale = ref.float().abs().amax().item()
+        torch.testing.assert_close(got.float(), ref.float(), atol=2e-2 * scale, rtol=2e-2)
+
+
+def _rand(*shape, dtype, gen, std=1.0):
+    return (std * torch.randn(*shape, generator=gen)).to(dtype).to(DEVICE)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("config", CONFIGS, ids=str)
+@pytest.mark.parametrize("flags", ["plain", "bias", "norm", "residual", "norm+bias"])
+def test_matvec(flags, config, dtype):
+    mv = _mods()[0]
+    gen = torch.Generator().manual_seed(len(flags) * 100 + config[0])
+    n, k = 100, 200
+    x, w = _rand(k, dtype=dtype, gen=gen), _rand(n, k, dtype=dtype, gen=gen, std=0.05)
+    bias = _rand(n, dtype=dtype, gen=gen) if "bias" in flags else None
+    g = (1 + 0.1 * torch.randn(k, generator=gen)).to(dtype).to(DEVICE) if "norm" in flags else None
+    res = _rand(n, dtype=dtype, gen=gen) if flags == "residual" else None
+    ref = mv.matvec_ref(x, w, bias, g, None if res is None else res.clone())
+    out = torch.full((n,), float("nan"), dtype=dtype, device=DEVICE)  # poisoned: every row must be written
+    got = mv.matvec(x, w, bias, g, res, out=None if res is not None else out, config=config)
+    if res is not None:
+        assert got.data_ptr() == res.data_ptr(), "the residual is updated in place"
+    assert not torch.isnan(got).any()
+    _close(got, ref)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("config", CONFIGS, ids=str)
+def test_swiglu_pair(config, dtype):
+    _, mp, _ = _mods()
+    gen = torch.Generator().manual_seed(11)
+    inter, k = 90, 160
+    x, w = _rand(k, dtype=dtype, gen=gen), _rand(2 * inter, k, dtype=dtype, gen=gen, std=0.1)
+    g = (1 + 0.1 * torch.randn(k, generator=gen)).to(dtype).to(DEVICE)
+    out = torch.full((inter,), float("nan"), dtype=dtype, device=DEVICE)
+    got = mp.swiglu_pair(x, w, g, out=out, config=config)
+    assert not torch.isnan(got).any()
+    _close(got, mp.swiglu_pair_ref(x, w, g))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("config", [(4, 32, 4), (8, 128, 4), (2, 512, 2)], ids=str)
+@pytest.mark.parametrize("pos", [0, 5, 15])
+def test_qkv_rope_writes_q_and_the_cache_slot(pos, config, dtype):
+    _, mp, _ = _mods()
+    gen = torch.Generator().manual_seed(pos)
+    qh, kvh, d, slots, k = 4, 2, 16, 16, 96
+    x = _rand(k, dtype=dtype, gen=gen)
+    w, b = _rand((qh + 2 * kvh) * d, k, dtype=dtype, gen=gen, std=0.1), _rand((qh + 2 * kvh) * d, dtype=dtype, gen=gen)
+    g = (1 + 0.1 * torch.randn(k, generator=gen)).to(dtype).to(DEVICE)
+    ang = torch.arange(slots)[:, None] * (10000.0 ** (-torch.arange(0, d, 2) / d))[None]  # (slots, d/2)
+    cos, sin = (f(torch.cat([ang, ang], -1)).to(dtype).to(DEVICE) for f in (torch.cos, torch.sin))
+    kc, vc = _rand(kvh, slots, d, dtype=dtype, gen=gen), _rand(kvh, slots, d, dtype=dtype, gen=gen)
+    kc_ref, vc_ref = kc.clone(), vc.clone()
+    q_ref = mp.qkv_rope_ref(x, w, b, g, cos, sin, pos, kc_ref, vc_ref, qh)
+    out = torch.full((qh * d,), float("nan"), dtype=dtype, device=DEVICE)
+    q = mp.qkv_rope(x, w, b, g, cos, sin, torch.tensor([pos], device=DEVICE), kc, vc, qh, out=out, config=config)
+    _close(q, q_ref)
+    _close(kc[:, pos], kc_ref[:, pos])
+    _close(vc[:, pos], vc_ref[:, pos])
+    others = [s for s in range(slots) if s != pos]
+    assert torch.equal(kc[:, others], kc_ref[:, others]) and torch.equal(vc[:, others], vc_ref[:, others]), \
+        "only slot pos may change"
+
+
+def test_qkv_rope_rejects_a_block_that_straddles_heads():
+    _, mp, _ = _mods()
+    d = 16
+    kc = torch.zeros(1, 4, d, device=DEVICE)
+    with pytest.raises(AssertionError, match="half a head"):
+        mp.qkv_rope(torch.zeros(8, device=DEVICE), torch.zeros(3 * d, 8, device=DEVICE),
+                    torch.zeros(3 * d, device=DEVICE), None, torch.zeros(4, d, device=DEVICE),
+                    torch.zeros(4, d, device=DEVICE),
+                    torch.zeros(1, dtype=torch.long, device=DEVICE), kc, kc.clone(), 1, config=(16, 32, 4))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("pos", [0, 3, 63, 64, 100])
+def test_decode_attention_reads_only_filled_slots(pos, dtype):
+    *_, da = _mods()
+    gen = torch.Generator().manual_seed(pos + 1)
+    qh, kvh, d, slots = 6, 2, 32, 128
+    q = _rand(qh, d, dtype=dtype, gen=gen)
+    kc, vc = _rand(kvh, slots, d, dtype=dtype, gen=gen), _rand(kvh, slots, d, dtype=dtype, gen=gen)
+    kc[:, pos + 1:], vc[:, pos + 1:] = float("nan"), float("nan")  # poison: slots past pos must not be read
+    out = torch.full((qh, d), float("nan"), dtype=dtype, device=DEVICE)
+    got = da.decode_attention(q, kc, vc, torch.tensor([pos], device=DEVICE), out=out, block_l=32)
+    ref = da.decode_attention_ref(q.float(), kc.float(), vc.float(), pos).to(dtype)
+    assert not torch.isnan(got).any(), "a slot past the position leaked into the result"
+    _close(got, ref)
