@@ -38,7 +38,7 @@ def setup():
 @pytest.mark.parametrize("step", fast.STEPS)
 def test_step_matches_eager(setup, step):
     model, prompt, feed, bufs, cache, ref, pk = setup
-    fn = fast.make_step(pk, bufs, step, {s: (8, 32, 4) for s in fast.SITES})
+    fn = fast.make_step(pk, bufs, step, {**{s: (8, 32, 4) for s in fast.SITES}, "attention": (4, 4, 4)})
     v = V.Variant(step, fn, cache, lambda: reset_static_cache(cache), same_kernels_as_reference=False)
     got = generate(Decoder(model, bufs, v), prompt, STEPS, feed)
     rel = ((got["logits"] - ref["logits"]).norm(dim=-1) / ref["logits"].norm(dim=-1)).max().item()
@@ -64,8 +64,10 @@ def test_steps_are_cumulative_and_labelled():
 def test_far_dry_run_on_the_tiny_model():
     from kernelbook.decode.far import far
 
-    data = far(TINY, rounds_n=1, wide=((8, 32, 4), (4, 64, 4)), deep=((4, 64, 4),))
+    data = far(TINY, rounds_n=1, wide=((8, 32, 4), (4, 64, 4)), deep=((4, 64, 4),), split=((16, 4, 4),))
     assert not data["build_errors"], data["build_errors"]
     assert data["all_passed"], {n: c["rel_err_max"] for n, c in data["teacher_forced"].items()}
     assert data["names"] == ["cuda_graph", *fast.STEPS]
     assert all(data["rounds"][0]["variants"][n]["step_ms"] > 0 for n in data["names"])
+    assert all(data["rounds"][0]["variants"][n]["loop_ms"] > 0 for n in data["names"])
+    assert set(data["configs"]) == set(fast.SITES)

@@ -107,8 +107,9 @@ def test_qkv_rope_rejects_a_block_that_straddles_heads():
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("config", [(32, 1, 4), (16, 4, 4), (8, 32, 2)], ids=str)
 @pytest.mark.parametrize("pos", [0, 3, 63, 64, 100])
-def test_decode_attention_reads_only_filled_slots(pos, dtype):
+def test_decode_attention_reads_only_filled_slots(pos, config, dtype):
     *_, da = _mods()
     gen = torch.Generator().manual_seed(pos + 1)
     qh, kvh, d, slots = 6, 2, 32, 128
@@ -116,7 +117,11 @@ def test_decode_attention_reads_only_filled_slots(pos, dtype):
     kc, vc = _rand(kvh, slots, d, dtype=dtype, gen=gen), _rand(kvh, slots, d, dtype=dtype, gen=gen)
     kc[:, pos + 1:], vc[:, pos + 1:] = float("nan"), float("nan")  # poison: slots past pos must not be read
     out = torch.full((qh, d), float("nan"), dtype=dtype, device=DEVICE)
-    got = da.decode_attention(q, kc, vc, torch.tensor([pos], device=DEVICE), out=out, block_l=32)
+    work = da.workspace(qh, d, config[1], torch.device(DEVICE))
     ref = da.decode_attention_ref(q.float(), kc.float(), vc.float(), pos).to(dtype)
-    assert not torch.isnan(got).any(), "a slot past the position leaked into the result"
-    _close(got, ref)
+    for _ in range(2):  # the second call reuses the workspace: the tickets must have been reset
+        got = da.decode_attention(q, kc, vc, torch.tensor([pos], device=DEVICE), out=out, config=config, work=work)
+        assert not torch.isnan(got).any(), "a slot past the position leaked into the result"
+        _close(got, ref)
+        out.fill_(float("nan"))
+    assert not work[1].any(), "every head's ticket is back to zero"

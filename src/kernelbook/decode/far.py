@@ -27,14 +27,19 @@ from kernelbook.decode.harness import (
 )
 from kernelbook.decode.measure import CHECK_STEPS, FEED_SEED, ROUNDS, TOL_FACTOR, compare, copy_gbps, one_round
 from kernelbook.decode.model import QWEN25_15B, build_model, cast_params, weight_bytes
+from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import matvec, pdl_supported
 from kernelbook.kernels.matvec_pair import qkv_rope, swiglu_pair
 
 BASELINE = "cuda_graph"  # the decode chapter's hand-captured graph of Hugging Face's step
 # (block rows or pairs, block_k, warps) tried per site: K = 1536 for all but down (K = 8960)
-WIDE = tuple((b, k, w) for b in (2, 4, 8, 16) for k in (512, 2048) for w in (4, 8))
-DEEP = tuple((b, k, w) for b in (2, 4, 8) for k in (256, 512, 1024, 2048) for w in (4, 8))
+WIDE = tuple((b, k, w) for b in (1, 2, 4, 8, 16) for k in (512, 1024, 2048) for w in (4, 8))
+DEEP = tuple((b, k, w) for b in (1, 2, 4) for k in (512, 1024, 2048, 16384) for w in (4, 8)) + ((1, 16384, 16),)
+# attention: (slots per block, splits, warps)
+SPLIT = ((8, 64, 2), (16, 32, 2), (16, 32, 4), (32, 16, 4), (32, 16, 8), (64, 8, 4), (64, 8, 8))
+TUNE_POS = 63  # the attention site is timed at 64 filled slots
 TUNE_REP_MS = 40
+LOOP_STEPS = 40
 
 
 # --8<-- [start:tune]
@@ -51,6 +56,12 @@ def site_launches(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> tupl
     res = torch.zeros(hidden, device=dev, dtype=dt)
     pos = torch.zeros(1, dtype=torch.long, device=dev)
     kc, vc = torch.empty_like(pk.layers[0].k_cache), torch.empty_like(pk.layers[0].v_cache)
+    if site == "attention":
+        at, work = torch.full((TUNE_POS,), TUNE_POS, device=dev)[:1].long(), workspace(pk.q_heads, pk.head_dim,
+                                                                                        cfg[1], dev)
+        kv_bytes = 2 * pk.kv_heads * (TUNE_POS + 1) * pk.head_dim * pk.embed.element_size()
+        return [(lambda lw=lw: decode_attention(att, lw.k_cache, lw.v_cache, at, config=cfg, work=work))
+                for lw in pk.layers], kv_bytes
     calls = {
         "qkv": lambda lw: matvec(x, lw.w_qkv, lw.b_qkv, config=cfg),
         "o": lambda lw: matvec(att, lw.w_o, residual=res, config=cfg),
@@ -83,11 +94,11 @@ def time_site(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> dict[str
     return {"config": list(cfg), "us": us, "gbps": nbytes / (us * 1e-6) / 1e9, "bytes": nbytes}
 
 
-def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP) -> dict[str, Any]:
+def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple = SPLIT) -> dict[str, Any]:
     """Every candidate config of every site; the fastest is the site's config."""
     out: dict[str, Any] = {}
     for site in fast.SITES:
-        cands = [c for c in (deep if site == "down" else wide)
+        cands = [c for c in (deep if site == "down" else split if site == "attention" else wide)
                  if site != "qkv_rope" or (pk.head_dim // 2) % c[0] == 0]  # a block of pairs stays in one head
         t0 = time.perf_counter()
         rows = [time_site(pk, site, c) for c in cands]
@@ -96,6 +107,21 @@ def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP) -> dict[str, A
                      "candidates": rows, "seconds": time.perf_counter() - t0}
     return out
 # --8<-- [end:tune]
+
+
+# --8<-- [start:loop]
+def loop_ms(dec: Decoder, prompt: torch.Tensor, steps: int = LOOP_STEPS) -> float:
+    """ms per step with `steps` steps back to back and one synchronize at the end, as a generation loop runs:
+    the host launches step i + 1 while the GPU still runs step i."""
+    dec.start(prompt)
+    dec.advance()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        dec.advance()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e3 / steps
+# --8<-- [end:loop]
 
 
 def graph_variant(model: torch.nn.Module, cache: Any, bufs: Buffers, prompt: torch.Tensor, name: str,
@@ -121,7 +147,7 @@ def graph_variant(model: torch.nn.Module, cache: Any, bufs: Buffers, prompt: tor
 
 
 def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int = ROUNDS, wide: tuple = WIDE,
-        deep: tuple = DEEP) -> dict[str, Any]:
+        deep: tuple = DEEP, split: tuple = SPLIT) -> dict[str, Any]:
     """The experiment. Its arguments exist for a dry run on a small model; the stored result uses the defaults."""
     dev = torch.device(device)
     copy = copy_gbps()
@@ -144,7 +170,7 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
     prefill(model, cache, prompt)  # creates the cache tensors that pack() points at
     pk = fast.pack(model, cache)
     t0 = time.perf_counter()
-    tuning = tune(pk, wide, deep)
+    tuning = tune(pk, wide, deep, split)
     tune_s = time.perf_counter() - t0
     configs = {s: tuple(t["best"]) for s, t in tuning.items()}
 
@@ -177,11 +203,13 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
     for r in range(rounds_n):
         order = timed[r % len(timed):] + timed[:r % len(timed)]
         rounds.append(one_round(decs, prompt, order, keep_detail=(r == rounds_n - 1)))
+        for name in order:
+            rounds[-1]["variants"][name]["loop_ms"] = loop_ms(decs[name], prompt)
     mix = rounds[-1].pop("kernel_mix", {})
     rounds[-1].pop("timelines", None)
 
     return {
-        "steps": list(fast.STEPS), "baseline": BASELINE, "names": timed,
+        "steps": list(fast.STEPS), "baseline": BASELINE, "names": timed, "loop_steps": LOOP_STEPS,
         "labels": {BASELINE: "plain graph (Hugging Face step)", **fast.LABELS},
         "weight_bytes": wbytes, "copy": copy, "floor_ms": wbytes / (copy["gbps"] * 1e9) * 1e3,
         "prompt_len": prompt.shape[1], "check_steps": CHECK_STEPS, "rounds_n": rounds_n,

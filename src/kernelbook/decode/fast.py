@@ -27,7 +27,7 @@ import torch.nn.functional as F
 
 from kernelbook.decode.harness import Buffers, cache_layers
 from kernelbook.kernels.add_rmsnorm import add_rmsnorm_triton
-from kernelbook.kernels.decode_attention import decode_attention
+from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import matvec, rmsnorm_ref
 from kernelbook.kernels.matvec_pair import qkv_rope, rotate_ref, swiglu_pair
 from kernelbook.kernels.swiglu import swiglu_triton
@@ -43,7 +43,9 @@ LABELS = {
     "pdl": "+ programmatic dependent launch",
 }
 # the matvec launches a step makes, by site; the tuner picks a (block, block_k, warps) config for each
-SITES = ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu")
+DEFAULTS = {**{s: (8, 512, 4) for s in ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu")},
+            "attention": (32, 16, 4)}
+SITES = ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu", "attention")
 
 
 @dataclass
@@ -116,7 +118,7 @@ def torch_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[in
 
     def linear(x, w, b=None, site=""):  # x (H,) -> (N,)
         if "matvec" in on:
-            return matvec(x, w, b, config=cfg.get(site, (8, 512, 4)))
+            return matvec(x, w, b, config=cfg.get(site, DEFAULTS[site]))
         return F.linear(x, w, b)
 
     def add_norm(delta, h, w):  # (new residual, normalised) from the residual h and what the block added
@@ -137,7 +139,8 @@ def torch_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[in
         lw.k_cache.index_copy_(1, pos, rotate_ref(k.view(-1, 1, d), cos, sin))  # slot pos of (Hkv, slots, D)
         lw.v_cache.index_copy_(1, pos, v.view(-1, 1, d))
         if "filled_attention" in on:
-            o = decode_attention(q.contiguous(), lw.k_cache, lw.v_cache, pos)
+            o = decode_attention(q.contiguous(), lw.k_cache, lw.v_cache, pos,
+                                 config=cfg.get("attention", DEFAULTS["attention"]))
         else:
             mask = (torch.arange(slots, device=pos.device) <= pos).view(1, 1, 1, slots)
             o = F.scaled_dot_product_attention(q[None, :, None], lw.k_cache[None], lw.v_cache[None],
@@ -178,13 +181,15 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
     att = torch.empty(nq, device=dev, dtype=dt)
     act = torch.empty(inter, device=dev, dtype=dt)
     logits = torch.empty(1, pk.embed.shape[0], device=dev, dtype=dt)
+    work = workspace(pk.q_heads, pk.head_dim, configs["attention"][1], dev)  # reused by every layer
 
     def run() -> torch.Tensor:
         torch.index_select(pk.embed, 0, bufs.ids.view(1), out=h.view(1, -1))
         for lw in pk.layers:
             qkv_rope(h, lw.w_qkv, lw.b_qkv, lw.ln1, pk.cos, pk.sin, bufs.pos, lw.k_cache, lw.v_cache, pk.q_heads,
                      out=q, eps=pk.eps, config=configs["qkv_rope"], pdl=pdl)
-            decode_attention(q, lw.k_cache, lw.v_cache, bufs.pos, out=att, pdl=pdl)
+            decode_attention(q, lw.k_cache, lw.v_cache, bufs.pos, out=att, config=configs["attention"], work=work,
+                             pdl=pdl)
             matvec(att, lw.w_o, residual=h, config=configs["o"], pdl=pdl)
             swiglu_pair(h, lw.w_gate_up, lw.ln2, out=act, eps=pk.eps, config=configs["swiglu"], pdl=pdl)
             matvec(act, lw.w_down, residual=h, config=configs["down"], pdl=pdl)
@@ -198,5 +203,5 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
 def make_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]] | None = None
               ) -> Callable[[], torch.Tensor]:
     if step in ("matvec_fusions", "pdl"):
-        return fused_step(pk, bufs, configs or {s: (8, 512, 4) for s in SITES}, pdl=step == "pdl")
+        return fused_step(pk, bufs, configs or DEFAULTS, pdl=step == "pdl")
     return torch_step(pk, bufs, step, configs)

@@ -1,10 +1,15 @@
 """Attention for one new token over the filled slots of a static KV cache, in Triton.
 
 A static cache has a fixed number of slots, so a CUDA graph can replay against it; SDPA over all of them with a
-mask reads every slot, filled or not, at every step. This kernel reads the position from the device and loops over
-slots 0..pos only, so the graph stays the same while the work follows the sequence. One program per query head;
-grouped-query attention maps query head h to key/value head h // (q_heads / kv_heads). The softmax is the
-streaming (online) one: a running max and sum, rescaled per block of BLOCK_L slots.
+mask reads every slot, filled or not, at every step. This kernel reads the position from the device and visits
+slots 0..pos only, so the graph stays the same while the work follows the sequence.
+
+One token's attention is small work spread thin: 12 query heads, each a dot product with every filled key. One
+program per head would leave most of the GPU idle and walk the slots one block after another, so the slots are
+split too (as flash-decoding does): program (head, split) takes blocks split, split + SPLITS, ... of BLOCK_L slots,
+keeps a streaming softmax (running max and sum) over them and writes its partial result to a workspace. The last
+program of a head to finish (an atomic ticket tells it) merges the SPLITS partials and writes the head's output.
+Grouped-query attention maps query head h to key/value head h // (q_heads / kv_heads).
 """
 
 from __future__ import annotations
@@ -31,9 +36,10 @@ def decode_attention_ref(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.
 
 # --8<-- [start:kernel]
 @triton.jit
-def _decode_attention_kernel(q_ptr, kc_ptr, vc_ptr, o_ptr, pos_ptr, scale, SLOTS: tl.constexpr, D: tl.constexpr,
-                             GROUP: tl.constexpr, BLOCK_L: tl.constexpr, PDL: tl.constexpr):
-    head = tl.program_id(0)
+def _decode_attention_kernel(q_ptr, kc_ptr, vc_ptr, o_ptr, pos_ptr, ws_ptr, ticket_ptr, scale,
+                             SLOTS: tl.constexpr, D: tl.constexpr, GROUP: tl.constexpr, BLOCK_L: tl.constexpr,
+                             SPLITS: tl.constexpr, PDL: tl.constexpr):
+    head, split = tl.program_id(0), tl.program_id(1)
     kv = head // GROUP
     d = tl.arange(0, D)
     if PDL:
@@ -43,36 +49,68 @@ def _decode_attention_kernel(q_ptr, kc_ptr, vc_ptr, o_ptr, pos_ptr, scale, SLOTS
     q = tl.load(q_ptr + head * D + d).to(tl.float32) * scale  # (D,)
     k_base = kc_ptr + kv * SLOTS * D
     v_base = vc_ptr + kv * SLOTS * D
-    m_i = -float("inf")  # running max of the scores
+    m_i = -float("inf")  # running max of this program's scores
     l_i = 0.0  # running sum of exp(score - m_i)
     acc = tl.zeros([D], tl.float32)
-    for start in range(0, n, BLOCK_L):
+    for start in range(split * BLOCK_L, n, SPLITS * BLOCK_L):
         s_idx = start + tl.arange(0, BLOCK_L)  # (BLOCK_L,) slots
         live = s_idx < n
         k = tl.load(k_base + s_idx[:, None] * D + d[None, :], mask=live[:, None], other=0.0)  # (BLOCK_L, D)
+        v = tl.load(v_base + s_idx[:, None] * D + d[None, :], mask=live[:, None], other=0.0)
         s = tl.where(live, tl.sum(k.to(tl.float32) * q[None, :], axis=1), -float("inf"))  # (BLOCK_L,)
         m_new = tl.maximum(m_i, tl.max(s, axis=0))
         alpha = tl.exp(m_i - m_new)
         p = tl.exp(s - m_new)  # (BLOCK_L,), 0 on dead slots
-        v = tl.load(v_base + s_idx[:, None] * D + d[None, :], mask=live[:, None], other=0.0)
         acc = acc * alpha + tl.sum(p[:, None] * v.to(tl.float32), axis=0)
         l_i = l_i * alpha + tl.sum(p, axis=0)
         m_i = m_new
-    tl.store(o_ptr + head * D + d, (acc / l_i).to(o_ptr.dtype.element_ty))
+    # the partial result: acc (D,), then m and l, fp32, in the workspace (q_heads, SPLITS, D + 2)
+    part = ws_ptr + (head * SPLITS + split) * (D + 2)
+    tl.store(part + d, acc)
+    tl.store(part + D, m_i)
+    tl.store(part + D + 1, l_i)
+    ticket = tl.atomic_add(ticket_ptr + head, 1, sem="acq_rel")  # releases the stores above
+    if ticket == SPLITS - 1:  # every other split of this head has written: merge
+        sp = tl.arange(0, SPLITS)
+        rows = ws_ptr + (head * SPLITS + sp) * (D + 2)  # (SPLITS,)
+        ms = tl.load(rows + D, cache_modifier=".cg")  # from L2, where the other programs' stores are
+        ls = tl.load(rows + D + 1, cache_modifier=".cg")
+        accs = tl.load(rows[:, None] + d[None, :], cache_modifier=".cg")  # (SPLITS, D)
+        m = tl.max(ms, axis=0)
+        w = tl.exp(ms - m)  # 0 for splits that saw no slot (m = -inf)
+        out = tl.sum(accs * w[:, None], axis=0) / tl.sum(ls * w, axis=0)
+        tl.store(o_ptr + head * D + d, out.to(o_ptr.dtype.element_ty))
+        tl.atomic_xchg(ticket_ptr + head, 0)  # ready for the next step (a graph replays this launch)
 # --8<-- [end:kernel]
+
+
+DEFAULT = (32, 16, 4)  # BLOCK_L, SPLITS, num_warps
+
+
+def workspace(q_heads: int, d: int, splits: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """The partial results (q_heads, splits, d + 2) fp32 and one ticket counter per head, zeroed."""
+    return (torch.empty(q_heads, splits, d + 2, device=device, dtype=torch.float32),
+            torch.zeros(q_heads, device=device, dtype=torch.int32))
 
 
 # --8<-- [start:wrapper]
 def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, pos: torch.Tensor,
-                     out: torch.Tensor | None = None, block_l: int = 64, pdl: bool = False) -> torch.Tensor:
-    """decode_attention_ref in one launch, the position read from the device tensor `pos` (1,)."""
+                     out: torch.Tensor | None = None, config: tuple[int, int, int] = DEFAULT,
+                     work: tuple[torch.Tensor, torch.Tensor] | None = None, pdl: bool = False) -> torch.Tensor:
+    """decode_attention_ref in one launch, the position read from the device tensor `pos` (1,). `config` is
+    (BLOCK_L, SPLITS, num_warps); `work` is a workspace() to reuse (a captured graph needs fixed addresses)."""
     kv_heads, slots, d = k_cache.shape
     q_heads = q.numel() // d
     assert q.is_contiguous() and k_cache.is_contiguous() and v_cache.is_contiguous() and v_cache.shape == k_cache.shape
     assert q_heads % kv_heads == 0, f"{q_heads} query heads do not share {kv_heads} key/value heads evenly"
+    block_l, splits, warps = config
+    assert splits & (splits - 1) == 0 and block_l & (block_l - 1) == 0, f"{config}: powers of two only"
+    ws, tickets = work if work is not None else workspace(q_heads, d, splits, q.device)
+    assert ws.shape == (q_heads, splits, d + 2) and tickets.shape == (q_heads,), "workspace of another config"
     out = torch.empty(q_heads, d, device=q.device, dtype=q.dtype) if out is None else out
     pdl, extra = launch_options(pdl, q.device)
-    _decode_attention_kernel[(q_heads,)](q, k_cache, v_cache, out, pos, 1 / math.sqrt(d), SLOTS=slots, D=d,
-                                         GROUP=q_heads // kv_heads, BLOCK_L=block_l, PDL=pdl, num_warps=4, **extra)
+    _decode_attention_kernel[(q_heads, splits)](q, k_cache, v_cache, out, pos, ws, tickets, 1 / math.sqrt(d),
+                                                SLOTS=slots, D=d, GROUP=q_heads // kv_heads, BLOCK_L=block_l,
+                                                SPLITS=splits, PDL=pdl, num_warps=warps, **extra)
     return out
 # --8<-- [end:wrapper]

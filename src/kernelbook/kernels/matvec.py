@@ -83,7 +83,7 @@ def _matvec_kernel(x_ptr, w_ptr, b_ptr, g_ptr, y_ptr, eps, N,
     if NORM:
         rstd = rms_scale(x_ptr, K, eps, BLOCK_K)
     acc = w.to(tl.float32) * x_chunk(x_ptr, g_ptr, cols, K, rstd, NORM)[None, :]  # (BLOCK_N, BLOCK_K) fp32
-    for k0 in range(BLOCK_K, K, BLOCK_K):
+    for k0 in tl.static_range(BLOCK_K, K, BLOCK_K):  # unrolled: loads can be issued early
         c = k0 + cols
         w = tl.load(w_rows + c[None, :], mask=rmask[:, None] & (c[None, :] < K), other=0.0)
         acc += w.to(tl.float32) * x_chunk(x_ptr, g_ptr, c, K, rstd, NORM)[None, :]

@@ -80,7 +80,7 @@ def _matvec_pair_kernel(x_ptr, w_ptr, b_ptr, g_ptr, out_ptr, cos_ptr, sin_ptr, p
     xc = x_chunk(x_ptr, g_ptr, cols, K, rstd, NORM)[None, :]
     acc1 = a.to(tl.float32) * xc  # (BLOCK_P, BLOCK_K) fp32
     acc2 = b.to(tl.float32) * xc
-    for k0 in range(BLOCK_K, K, BLOCK_K):
+    for k0 in tl.static_range(BLOCK_K, K, BLOCK_K):  # unrolled: loads can be issued early
         c = k0 + cols
         m = pmask[:, None] & (c[None, :] < K)
         xc = x_chunk(x_ptr, g_ptr, c, K, rstd, NORM)[None, :]
@@ -97,10 +97,10 @@ def _matvec_pair_kernel(x_ptr, w_ptr, b_ptr, g_ptr, out_ptr, cos_ptr, sin_ptr, p
         j = p % GROUP  # (BLOCK_P,) position in the head's first half
         pos = tl.load(pos_ptr)
         if head < Q_HEADS + KV_HEADS:  # q and k turn by the position's angles; v does not
-            c = tl.load(cos_ptr + pos * (2 * GROUP) + j).to(tl.float32)  # cos[j] = cos[j + GROUP]
-            s = tl.load(sin_ptr + pos * (2 * GROUP) + j).to(tl.float32)
-            o1 = ((y1 * c).to(dt).to(tl.float32) - (y2 * s).to(dt).to(tl.float32)).to(dt)
-            o2 = ((y2 * c).to(dt).to(tl.float32) + (y1 * s).to(dt).to(tl.float32)).to(dt)
+            cos = tl.load(cos_ptr + pos * (2 * GROUP) + j).to(tl.float32)  # cos[j] = cos[j + GROUP]
+            sin = tl.load(sin_ptr + pos * (2 * GROUP) + j).to(tl.float32)
+            o1 = ((y1 * cos).to(dt).to(tl.float32) - (y2 * sin).to(dt).to(tl.float32)).to(dt)
+            o2 = ((y2 * cos).to(dt).to(tl.float32) + (y1 * sin).to(dt).to(tl.float32)).to(dt)
         else:
             o1, o2 = y1.to(dt), y2.to(dt)
         if head < Q_HEADS:

@@ -1,0 +1,167 @@
+"""Reading decode.far results for the page: each step's time across rounds, what each step saved, the tuned matvec
+configs, the kernels of the last step, and whether the goal was reached.
+
+Pure Python on the stored JSON (no torch), so the page builds on a machine without a GPU. Keys a newer run may add
+(a round's `loop_ms`, more tuning sites) are read where present and skipped where not.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from typing import Any
+
+from kernelbook.decode.report import across
+
+GOAL_MS = 1.0  # the goal set for the last step: at most this many ms per decode step (a target, not a measurement)
+OURS = re.compile(r"_\w+_kernel")  # Triton names a kernel after its Python function: this book's kernels
+
+
+def rounds_of(data: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    """The per-round records of one variant (a variant that failed to build has none)."""
+    return [r["variants"][name] for r in data["rounds"] if name in r.get("variants", {})]
+
+
+def check(data: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The teacher-forced comparison against eager StaticCache, or None if the variant was never checked."""
+    return data.get("teacher_forced", {}).get(name)
+
+
+def step_summary(data: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """One variant over all rounds: median ms per step and its spread, the back-to-back time where measured,
+    kernels, GPU busy and host time, the share of the bandwidth floor, and its check. None if it has no rounds."""
+    per = rounds_of(data, name)
+    if not per:
+        return None
+    step = across([p["step_ms"] for p in per])
+    loops = [p["loop_ms"] for p in per if p.get("loop_ms") is not None]
+    loop = across(loops) if loops else None
+    c = check(data, name) or {}
+    busy_ms = statistics.median(p["busy_us"] for p in per) / 1e3
+    return {
+        "name": name, "label": data["labels"].get(name, name), "rounds": len(per),
+        "step_ms": step["median"], "spread": step["spread"], "step_min_ms": step["min"], "step_max_ms": step["max"],
+        "fastest_ms": min(p.get("step_ms_min", p["step_ms"]) for p in per),
+        "loop_ms": loop["median"] if loop else None, "loop_spread": loop["spread"] if loop else None,
+        "kernels": statistics.median(p["kernels"] for p in per),
+        "busy_ms": busy_ms, "overlapped": busy_ms > step["median"],  # kernel durations overlap (PDL): no idle split
+        "host_ms": statistics.median(p["host_us"] for p in per) / 1e3,
+        "tok_s": 1e3 / step["median"], "floor_share": data["floor_ms"] / step["median"],
+        "loop_floor_share": data["floor_ms"] / loop["median"] if loop else None,
+        "passed": bool(c.get("passed")), "checked": bool(c), "rel_err_max": c.get("rel_err_max"),
+        "bit_identical": c.get("bit_identical"), "top1_agree": c.get("top1_agree"),
+    }
+
+
+def summaries(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every variant that was timed, in the page's order: the plain graph, then the steps."""
+    out = {}
+    for n in data["names"]:
+        s = step_summary(data, n)
+        if s is not None:
+            out[n] = s
+    return out
+
+
+def has_loop(data: dict[str, Any]) -> bool:
+    """Whether this run also timed steps back to back (one synchronisation per 40 steps)."""
+    return any(s["loop_ms"] is not None for s in summaries(data).values())
+
+
+def waterfall(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each timed variant with the ms it saved against the one timed before it (None for the first)."""
+    rows, prev = [], None
+    for s in summaries(data).values():
+        saved = None if prev is None else prev["step_ms"] - s["step_ms"]
+        rows.append({**s, "prev": None if prev is None else prev["name"], "saved_ms": saved,
+                     "saved_share": None if prev is None else saved / prev["step_ms"]})
+        prev = s
+    return rows
+
+
+def baseline(data: dict[str, Any]) -> dict[str, Any] | None:
+    return summaries(data).get(data.get("baseline", "cuda_graph"))
+
+
+def final(data: dict[str, Any]) -> dict[str, Any] | None:
+    """The last step of the ladder, if it was built and timed."""
+    return summaries(data).get(data["steps"][-1])
+
+
+def best_passed(data: dict[str, Any]) -> dict[str, Any] | None:
+    ok = [s for s in summaries(data).values() if s["passed"]]
+    return min(ok, key=lambda s: s["step_ms"]) if ok else None
+
+
+def goal(data: dict[str, Any], goal_ms: float = GOAL_MS) -> dict[str, Any]:
+    """Is the last step at most `goal_ms` per step and correct? With how far it is over or under, both timings."""
+    f = final(data)
+    name = data["steps"][-1]
+    if f is None:
+        return {"name": name, "goal_ms": goal_ms, "built": False, "met": False, "passed": False, "ms": None,
+                "over_ms": None, "loop_ms": None, "loop_met": None, "floor_share_needed": data["floor_ms"] / goal_ms}
+    loop = f["loop_ms"]
+    return {"name": name, "goal_ms": goal_ms, "built": True, "passed": f["passed"], "ms": f["step_ms"],
+            "met": f["passed"] and f["step_ms"] <= goal_ms, "over_ms": f["step_ms"] - goal_ms,
+            "loop_ms": loop, "loop_met": None if loop is None else (f["passed"] and loop <= goal_ms),
+            "floor_share_needed": data["floor_ms"] / goal_ms}
+
+
+def tuning_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per tuned site: the fastest config, its µs per launch and weight GB/s, that as a share of the copy
+    bandwidth, and the range over the candidates tried."""
+    copy = data["copy"]["gbps"]
+    rows = []
+    for site, t in data.get("tuning", {}).items():
+        cands = t.get("candidates") or [{"config": t["best"], "us": t["us"], "gbps": t["gbps"]}]
+        rows.append({"site": site, "best": list(t["best"]), "us": t["us"], "gbps": t["gbps"],
+                     "bytes": t.get("bytes"), "share_of_copy": t["gbps"] / copy, "candidates": len(cands),
+                     "slowest_us": max(c["us"] for c in cands), "seconds": t.get("seconds")})
+    return rows
+
+
+def short_kernel_name(name: str) -> str:
+    """'void at::native::(anonymous namespace)::indexSelectSmallIndex<...>(...)' -> 'indexSelectSmallIndex'."""
+    s = name.removeprefix("void ").replace("(anonymous namespace)::", "")
+    s = re.split(r"[<(]", s)[0].strip()
+    return s.split("::")[-1] or name[:40]
+
+
+def kernel_rows(data: dict[str, Any], name: str, against: str | None = None) -> list[dict[str, Any]]:
+    """The GPU events of one profiled step of `name` by kernel, with the same kernel's time in `against`'s step."""
+    mix = data.get("kernel_mix", {}).get(name)
+    if not mix:
+        return []
+    other = {k["name"]: k for k in data.get("kernel_mix", {}).get(against or "", {}).get("top", [])}
+    rows = []
+    for k in mix["top"]:
+        o = other.get(k["name"])
+        rows.append({"name": k["name"], "short": short_kernel_name(k["name"]), "ours": bool(OURS.fullmatch(k["name"])),
+                     "count": k["count"], "us": k["us"], "us_per_launch": k["us"] / k["count"] if k["count"] else None,
+                     "us_against": o["us"] if o else None})
+    return rows
+
+
+def weight_stream(data: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The matvec kernels of one step read (about) every weight once: their summed durations, and the weight bytes
+    over that time as GB/s and as a share of the copy bandwidth. None if the step has no matvec kernels."""
+    rows = [k for k in kernel_rows(data, name) if "matvec" in k["name"]]
+    us = sum(k["us"] for k in rows)
+    if not us:
+        return None
+    gbps = data["weight_bytes"] / (us * 1e-6) / 1e9
+    return {"us": us, "launches": sum(k["count"] for k in rows), "gbps": gbps,
+            "share_of_copy": gbps / data["copy"]["gbps"]}
+
+
+def free_running_same(data: dict[str, Any], name: str, ref: str = "eager_static") -> tuple[int, int] | None:
+    """(tokens equal to the reference's, tokens) in the free-running generation, or None if either is missing."""
+    fr = data.get("free_running", {})
+    a, b = fr.get(ref), fr.get(name)
+    if isinstance(a, dict):
+        a = a.get("tokens")
+    if isinstance(b, dict):
+        b = b.get("tokens")
+    if not a or not b:
+        return None
+    return sum(x == y for x, y in zip(a, b, strict=False)), len(a)
