@@ -12,7 +12,7 @@ import torch
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 DTYPES = [torch.float32] + ([torch.bfloat16] if DEVICE == "cuda" else [])
 # a block size that does not divide N, a K that is not a power of two, and K smaller than one block
-CONFIGS = [(4, 32, 4), (8, 64, 2), (16, 256, 4)]
+CONFIGS = [(4, 32, 4), (8, 64, 2), (16, 256, 4), (1, 512, 8)]
 
 
 def _mods():
@@ -125,3 +125,23 @@ def test_decode_attention_reads_only_filled_slots(pos, config, dtype):
         _close(got, ref)
         out.fill_(float("nan"))
     assert not work[1].any(), "every head's ticket is back to zero"
+
+
+@pytest.mark.skipif(DEVICE != "cuda", reason="a race needs a GPU's concurrency to show")
+def test_decode_attention_merge_under_load():
+    """Qwen2.5-1.5B's heads, 384 programs, 200 calls back to back: the last program of each head must always see
+    every other split's partial result (the workspace is poisoned before each call)."""
+    *_, da = _mods()
+    gen = torch.Generator().manual_seed(5)
+    q = _rand(12, 128, dtype=torch.bfloat16, gen=gen)
+    kc, vc = _rand(2, 512, 128, dtype=torch.bfloat16, gen=gen), _rand(2, 512, 128, dtype=torch.bfloat16, gen=gen)
+    pos = torch.tensor([400], device=DEVICE)
+    work = da.workspace(12, 128, 32, torch.device(DEVICE))
+    ref = da.decode_attention(q, kc, vc, pos, config=(16, 32, 4), work=work).clone()
+    _close(ref, da.decode_attention_ref(q.float(), kc.float(), vc.float(), 400).to(torch.bfloat16))
+    outs = []
+    for _ in range(200):
+        work[0].fill_(float("nan"))
+        outs.append(da.decode_attention(q, kc, vc, pos, config=(16, 32, 4), work=work).clone())
+    bad = sum(not torch.equal(o, ref) for o in outs)
+    assert bad == 0, f"{bad} of 200 calls merged an unfinished partial result"

@@ -193,7 +193,8 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
     ref = forced["eager_static"]["logits"]
     yard = compare(ref32, ref, tol=1.0, need_identical=False)
     tol, band = TOL_FACTOR * yard["rel_err_max"], TOL_FACTOR * yard["max_abs"]
-    checks = {n: compare(ref, f["logits"], tol, variants[n].same_kernels_as_reference, band)
+    checks = {n: {**compare(ref, f["logits"], tol, variants[n].same_kernels_as_reference, band),
+                  "nonfinite": int((~torch.isfinite(f["logits"])).sum())}
               for n, f in forced.items() if n != "eager_static"}
     free = {n: generate(d, prompt, CHECK_STEPS)["tokens"] for n, d in decs.items()}
     del forced, ref32
@@ -208,7 +209,7 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
     mix = rounds[-1].pop("kernel_mix", {})
     rounds[-1].pop("timelines", None)
 
-    return {
+    return finite({
         "steps": list(fast.STEPS), "baseline": BASELINE, "names": timed, "loop_steps": LOOP_STEPS,
         "labels": {BASELINE: "plain graph (Hugging Face step)", **fast.LABELS},
         "weight_bytes": wbytes, "copy": copy, "floor_ms": wbytes / (copy["gbps"] * 1e9) * 1e3,
@@ -220,5 +221,16 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
         "all_passed": not errors and all(c["passed"] for c in checks.values()), "build_errors": errors,
         "setup": {n: {k: v for k, v in variants[n].setup.items() if k != "graph"} for n in timed},
         "rounds": rounds, "kernel_mix": mix,
-    }
+    })
+
+
+def finite(obj: Any) -> Any:
+    """NaN and infinities (a broken step's errors) become None, so a failed check is stored, not lost."""
+    if isinstance(obj, float):
+        return obj if obj == obj and abs(obj) != float("inf") else None
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [finite(v) for v in obj]
+    return obj
 

@@ -142,10 +142,15 @@ def kernel_rows(data: dict[str, Any], name: str, against: str | None = None) -> 
     return rows
 
 
-def weight_stream(data: dict[str, Any], name: str) -> dict[str, Any] | None:
-    """The matvec kernels of one step read (about) every weight once: their summed durations, and the weight bytes
-    over that time as GB/s and as a share of the copy bandwidth. None if the step has no matvec kernels."""
-    rows = [k for k in kernel_rows(data, name) if "matvec" in k["name"]]
+MATVEC = ("matvec",)  # this book's projection kernels
+CUBLAS = ("nvjet", "gemv", "gemm", "cutlass", "splitKreduce")  # cuBLAS's kernels for the same projections
+
+
+def weight_stream(data: dict[str, Any], name: str, match: tuple[str, ...] = MATVEC) -> dict[str, Any] | None:
+    """The projection kernels of one step (names containing one of `match`) read about every weight once: their
+    summed durations and launches, and the weight bytes over that time as GB/s and as a share of the copy
+    bandwidth. None if the step has no such kernels."""
+    rows = [k for k in kernel_rows(data, name) if any(m in k["name"] for m in match)]
     us = sum(k["us"] for k in rows)
     if not us:
         return None
@@ -165,3 +170,18 @@ def free_running_same(data: dict[str, Any], name: str, ref: str = "eager_static"
     if not a or not b:
         return None
     return sum(x == y for x, y in zip(a, b, strict=False)), len(a)
+
+
+def breakdown(data: dict[str, Any], name: str) -> dict[str, float] | None:
+    """Where one profiled step's GPU time went, in ms: the matvec kernels, attention, everything else, and the idle
+    rest of the median step. Meaningful only for a step whose kernel durations do not overlap (not under PDL)."""
+    rows, s = kernel_rows(data, name), step_summary(data, name)
+    if not rows or s is None:
+        return None
+    mv = sum(k["us"] for k in rows if "matvec" in k["name"]) / 1e3
+    att = sum(k["us"] for k in rows if "attention" in k["name"]) / 1e3
+    listed = sum(k["us"] for k in rows) / 1e3
+    other = max(0.0, s["busy_ms"] - mv - att)  # the mix lists only the top kernels; busy has them all
+    return {"matvec_ms": mv, "attention_ms": att, "other_ms": other, "listed_ms": listed, "busy_ms": s["busy_ms"],
+            "step_ms": s["step_ms"], "idle_ms": max(0.0, s["step_ms"] - s["busy_ms"]),
+            "attention_launches": sum(k["count"] for k in rows if "attention" in k["name"])}

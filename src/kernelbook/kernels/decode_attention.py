@@ -69,6 +69,7 @@ def _decode_attention_kernel(q_ptr, kc_ptr, vc_ptr, o_ptr, pos_ptr, ws_ptr, tick
     tl.store(part + d, acc)
     tl.store(part + D, m_i)
     tl.store(part + D + 1, l_i)
+    tl.debug_barrier()  # every warp's stores are done before one thread takes the ticket for the program
     ticket = tl.atomic_add(ticket_ptr + head, 1, sem="acq_rel")  # releases the stores above
     if ticket == SPLITS - 1:  # every other split of this head has written: merge
         sp = tl.arange(0, SPLITS)

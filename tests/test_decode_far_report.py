@@ -1,0 +1,67 @@
+"""The decode.far page's readers on the synthetic fixture: medians, savings, goal, tuning, optional keys."""
+
+from __future__ import annotations
+
+import copy
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+
+from kernelbook.decode import far_report
+
+FIXTURE = Path(__file__).parent / "fixtures" / "results" / "nvidia-h200" / "decode.far.json"
+
+
+@pytest.fixture(scope="module")
+def data():
+    return json.loads(FIXTURE.read_text())["data"]
+
+
+def test_summary_is_the_median_over_rounds(data):
+    s = far_report.step_summary(data, "pdl")
+    per = [r["variants"]["pdl"]["step_ms"] for r in data["rounds"]]
+    assert s["step_ms"] == pytest.approx(statistics.median(per))
+    assert s["floor_share"] == pytest.approx(data["floor_ms"] / s["step_ms"])
+    assert s["passed"] and s["loop_ms"] is not None and s["overlapped"]  # PDL durations overlap in the fixture
+
+
+def test_waterfall_savings_add_up(data):
+    rows = far_report.waterfall(data)
+    assert [r["name"] for r in rows] == data["names"] and rows[0]["saved_ms"] is None
+    total = sum(r["saved_ms"] for r in rows[1:])
+    assert total == pytest.approx(rows[0]["step_ms"] - rows[-1]["step_ms"])
+
+
+def test_goal_against_a_threshold(data):
+    ms = far_report.final(data)["step_ms"]
+    assert far_report.goal(data, goal_ms=ms + 0.01)["met"]
+    missed = far_report.goal(data, goal_ms=ms - 0.01)
+    assert not missed["met"] and missed["over_ms"] == pytest.approx(0.01)
+    failed = copy.deepcopy(data)
+    failed["teacher_forced"]["pdl"]["passed"] = False
+    assert not far_report.goal(failed, goal_ms=ms + 1)["met"]  # a wrong step never meets the goal
+
+
+def test_missing_step_and_optional_keys(data):
+    d = copy.deepcopy(data)
+    for r in d["rounds"]:
+        r["variants"].pop("pdl")
+        for v in r["variants"].values():
+            v.pop("loop_ms", None)
+    d["names"].remove("pdl")
+    assert far_report.final(d) is None and not far_report.goal(d)["built"]
+    assert not far_report.has_loop(d)
+    d["tuning"]["extra_site"] = {"best": [1, 64, 1], "us": 2.0, "gbps": 100.0}  # no bytes, no candidates
+    row = next(t for t in far_report.tuning_rows(d) if t["site"] == "extra_site")
+    assert row["candidates"] == 1 and row["bytes"] is None
+
+
+def test_kernel_names_and_weight_stream(data):
+    name = "void at::native::(anonymous namespace)::indexSelectSmallIndex<c10::BFloat16, long>(x)"
+    assert far_report.short_kernel_name(name) == "indexSelectSmallIndex"
+    rows = far_report.kernel_rows(data, "pdl", "matvec_fusions")
+    assert any(r["ours"] and r["us_against"] is not None for r in rows)
+    ws = far_report.weight_stream(data, "matvec_fusions")
+    assert ws["gbps"] == pytest.approx(data["weight_bytes"] / (ws["us"] * 1e-6) / 1e9)
