@@ -65,3 +65,11 @@ def test_kernel_names_and_weight_stream(data):
     assert any(r["ours"] and r["us_against"] is not None for r in rows)
     ws = far_report.weight_stream(data, "matvec_fusions")
     assert ws["gbps"] == pytest.approx(data["weight_bytes"] / (ws["us"] * 1e-6) / 1e9)
+
+
+def test_a_step_with_non_finite_logits_reads_as_failed(data):
+    d = copy.deepcopy(data)
+    d["teacher_forced"]["pdl"].update(rel_err_max=None, max_abs=None, passed=False, nonfinite=7)
+    s = far_report.step_summary(d, "pdl")
+    assert not s["passed"] and s["rel_err_max"] is None and s["nonfinite"] == 7
+    assert not far_report.goal(d, goal_ms=10.0)["met"]

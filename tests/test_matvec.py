@@ -119,29 +119,7 @@ def test_decode_attention_reads_only_filled_slots(pos, config, dtype):
     out = torch.full((qh, d), float("nan"), dtype=dtype, device=DEVICE)
     work = da.workspace(qh, d, config[1], torch.device(DEVICE))
     ref = da.decode_attention_ref(q.float(), kc.float(), vc.float(), pos).to(dtype)
-    for _ in range(2):  # the second call reuses the workspace: the tickets must have been reset
-        got = da.decode_attention(q, kc, vc, torch.tensor([pos], device=DEVICE), out=out, config=config, work=work)
-        assert not torch.isnan(got).any(), "a slot past the position leaked into the result"
-        _close(got, ref)
-        out.fill_(float("nan"))
-    assert not work[1].any(), "every head's ticket is back to zero"
-
-
-@pytest.mark.skipif(DEVICE != "cuda", reason="a race needs a GPU's concurrency to show")
-def test_decode_attention_merge_under_load():
-    """Qwen2.5-1.5B's heads, 384 programs, 200 calls back to back: the last program of each head must always see
-    every other split's partial result (the workspace is poisoned before each call)."""
-    *_, da = _mods()
-    gen = torch.Generator().manual_seed(5)
-    q = _rand(12, 128, dtype=torch.bfloat16, gen=gen)
-    kc, vc = _rand(2, 512, 128, dtype=torch.bfloat16, gen=gen), _rand(2, 512, 128, dtype=torch.bfloat16, gen=gen)
-    pos = torch.tensor([400], device=DEVICE)
-    work = da.workspace(12, 128, 32, torch.device(DEVICE))
-    ref = da.decode_attention(q, kc, vc, pos, config=(16, 32, 4), work=work).clone()
-    _close(ref, da.decode_attention_ref(q.float(), kc.float(), vc.float(), 400).to(torch.bfloat16))
-    outs = []
-    for _ in range(200):
-        work[0].fill_(float("nan"))
-        outs.append(da.decode_attention(q, kc, vc, pos, config=(16, 32, 4), work=work).clone())
-    bad = sum(not torch.equal(o, ref) for o in outs)
-    assert bad == 0, f"{bad} of 200 calls merged an unfinished partial result"
+    work.fill_(float("nan"))  # poisoned: every split writes its partial, an empty one too
+    got = da.decode_attention(q, kc, vc, torch.tensor([pos], device=DEVICE), out=out, config=config, work=work)
+    assert not torch.isnan(got).any(), "a slot past the position leaked into the result"
+    _close(got, ref)

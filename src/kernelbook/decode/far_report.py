@@ -50,6 +50,7 @@ def step_summary(data: dict[str, Any], name: str) -> dict[str, Any] | None:
         "loop_floor_share": data["floor_ms"] / loop["median"] if loop else None,
         "passed": bool(c.get("passed")), "checked": bool(c), "rel_err_max": c.get("rel_err_max"),
         "bit_identical": c.get("bit_identical"), "top1_agree": c.get("top1_agree"),
+        "nonfinite": c.get("nonfinite", 0),  # NaN or infinite logits (stored errors are then None)
     }
 
 

@@ -181,16 +181,10 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
     att = torch.empty(nq, device=dev, dtype=dt)
     act = torch.empty(inter, device=dev, dtype=dt)
     logits = torch.empty(1, pk.embed.shape[0], device=dev, dtype=dt)
-    # attention's partial results and tickets: one set per layer, the tickets zeroed at the start of every step,
-    # so no launch depends on the one before having reset them
-    works = [workspace(pk.q_heads, pk.head_dim, configs["attention"][1], dev) for _ in pk.layers]
-    tickets = torch.stack([t for _, t in works])  # (layers, q_heads) int32
-    works = [(ws, tickets[i]) for i, (ws, _) in enumerate(works)]
-
+    work = workspace(pk.q_heads, pk.head_dim, configs["attention"][1], dev)  # attention's partials, every layer
     def run() -> torch.Tensor:
         torch.index_select(pk.embed, 0, bufs.ids.view(1), out=h.view(1, -1))
-        tickets.zero_()
-        for lw, work in zip(pk.layers, works, strict=True):
+        for lw in pk.layers:
             qkv_rope(h, lw.w_qkv, lw.b_qkv, lw.ln1, pk.cos, pk.sin, bufs.pos, lw.k_cache, lw.v_cache, pk.q_heads,
                      out=q, eps=pk.eps, config=configs["qkv_rope"], pdl=pdl)
             decode_attention(q, lw.k_cache, lw.v_cache, bufs.pos, out=att, config=configs["attention"], work=work,

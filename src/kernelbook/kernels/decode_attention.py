@@ -7,8 +7,9 @@ slots 0..pos only, so the graph stays the same while the work follows the sequen
 One token's attention is small work spread thin: 12 query heads, each a dot product with every filled key. One
 program per head would leave most of the GPU idle and walk the slots one block after another, so the slots are
 split too (as flash-decoding does): program (head, split) takes blocks split, split + SPLITS, ... of BLOCK_L slots,
-keeps a streaming softmax (running max and sum) over them and writes its partial result to a workspace. The last
-program of a head to finish (an atomic ticket tells it) merges the SPLITS partials and writes the head's output.
+keeps a streaming softmax (running max and sum) over them and writes its partial result to a workspace. A second,
+tiny launch merges each head's SPLITS partials: the kernel boundary orders the merge after every partial, with
+no synchronisation between programs.
 Grouped-query attention maps query head h to key/value head h // (q_heads / kv_heads).
 """
 
@@ -36,9 +37,8 @@ def decode_attention_ref(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.
 
 # --8<-- [start:kernel]
 @triton.jit
-def _decode_attention_kernel(q_ptr, kc_ptr, vc_ptr, o_ptr, pos_ptr, ws_ptr, ticket_ptr, scale,
-                             SLOTS: tl.constexpr, D: tl.constexpr, GROUP: tl.constexpr, BLOCK_L: tl.constexpr,
-                             SPLITS: tl.constexpr, PDL: tl.constexpr):
+def _attention_partial_kernel(q_ptr, kc_ptr, vc_ptr, pos_ptr, ws_ptr, scale, SLOTS: tl.constexpr, D: tl.constexpr,
+                              GROUP: tl.constexpr, BLOCK_L: tl.constexpr, SPLITS: tl.constexpr, PDL: tl.constexpr):
     head, split = tl.program_id(0), tl.program_id(1)
     kv = head // GROUP
     d = tl.arange(0, D)
@@ -69,49 +69,55 @@ def _decode_attention_kernel(q_ptr, kc_ptr, vc_ptr, o_ptr, pos_ptr, ws_ptr, tick
     tl.store(part + d, acc)
     tl.store(part + D, m_i)
     tl.store(part + D + 1, l_i)
-    tl.debug_barrier()  # every warp's stores are done before one thread takes the ticket for the program
-    ticket = tl.atomic_add(ticket_ptr + head, 1, sem="acq_rel")  # releases the stores above
-    if ticket == SPLITS - 1:  # every other split of this head has written: merge
-        sp = tl.arange(0, SPLITS)
-        rows = ws_ptr + (head * SPLITS + sp) * (D + 2)  # (SPLITS,)
-        ms = tl.load(rows + D, cache_modifier=".cg")  # from L2, where the other programs' stores are
-        ls = tl.load(rows + D + 1, cache_modifier=".cg")
-        accs = tl.load(rows[:, None] + d[None, :], cache_modifier=".cg")  # (SPLITS, D)
-        m = tl.max(ms, axis=0)
-        w = tl.exp(ms - m)  # 0 for splits that saw no slot (m = -inf)
-        out = tl.sum(accs * w[:, None], axis=0) / tl.sum(ls * w, axis=0)
-        tl.store(o_ptr + head * D + d, out.to(o_ptr.dtype.element_ty))
-        tl.atomic_xchg(ticket_ptr + head, 0)  # ready for the next step (a graph replays this launch)
+
+
+@triton.jit
+def _attention_merge_kernel(ws_ptr, o_ptr, D: tl.constexpr, SPLITS: tl.constexpr, PDL: tl.constexpr):
+    head = tl.program_id(0)
+    d = tl.arange(0, D)
+    sp = tl.arange(0, SPLITS)
+    if PDL:
+        tl.extra.cuda.gdc_launch_dependents()
+        tl.extra.cuda.gdc_wait()  # every partial of the launch before
+    rows = ws_ptr + (head * SPLITS + sp) * (D + 2)  # (SPLITS,)
+    ms = tl.load(rows + D)
+    ls = tl.load(rows + D + 1)
+    accs = tl.load(rows[:, None] + d[None, :])  # (SPLITS, D)
+    m = tl.max(ms, axis=0)
+    w = tl.exp(ms - m)  # 0 for splits that saw no slot (m = -inf)
+    out = tl.sum(accs * w[:, None], axis=0) / tl.sum(ls * w, axis=0)
+    tl.store(o_ptr + head * D + d, out.to(o_ptr.dtype.element_ty))
 # --8<-- [end:kernel]
 
 
 DEFAULT = (32, 16, 4)  # BLOCK_L, SPLITS, num_warps
 
 
-def workspace(q_heads: int, d: int, splits: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
-    """The partial results (q_heads, splits, d + 2) fp32 and one ticket counter per head, zeroed."""
-    return (torch.empty(q_heads, splits, d + 2, device=device, dtype=torch.float32),
-            torch.zeros(q_heads, device=device, dtype=torch.int32))
+def workspace(q_heads: int, d: int, splits: int, device: torch.device) -> torch.Tensor:
+    """The partial results (q_heads, splits, d + 2) fp32: each split's weighted sum, running max and sum."""
+    return torch.empty(q_heads, splits, d + 2, device=device, dtype=torch.float32)
 
 
 # --8<-- [start:wrapper]
 def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, pos: torch.Tensor,
                      out: torch.Tensor | None = None, config: tuple[int, int, int] = DEFAULT,
-                     work: tuple[torch.Tensor, torch.Tensor] | None = None, pdl: bool = False) -> torch.Tensor:
-    """decode_attention_ref in one launch, the position read from the device tensor `pos` (1,). `config` is
-    (BLOCK_L, SPLITS, num_warps); `work` is a workspace() to reuse (a captured graph needs fixed addresses)."""
+                     work: torch.Tensor | None = None, pdl: bool = False) -> torch.Tensor:
+    """decode_attention_ref in two launches (partials, merge), the position read from the device tensor `pos`
+    (1,). `config` is (BLOCK_L, SPLITS, num_warps); `work` is a workspace() to reuse (a graph needs fixed
+    addresses)."""
     kv_heads, slots, d = k_cache.shape
     q_heads = q.numel() // d
     assert q.is_contiguous() and k_cache.is_contiguous() and v_cache.is_contiguous() and v_cache.shape == k_cache.shape
     assert q_heads % kv_heads == 0, f"{q_heads} query heads do not share {kv_heads} key/value heads evenly"
     block_l, splits, warps = config
     assert splits & (splits - 1) == 0 and block_l & (block_l - 1) == 0, f"{config}: powers of two only"
-    ws, tickets = work if work is not None else workspace(q_heads, d, splits, q.device)
-    assert ws.shape == (q_heads, splits, d + 2) and tickets.shape == (q_heads,), "workspace of another config"
+    ws = work if work is not None else workspace(q_heads, d, splits, q.device)
+    assert ws.shape == (q_heads, splits, d + 2), "workspace of another config"
     out = torch.empty(q_heads, d, device=q.device, dtype=q.dtype) if out is None else out
     pdl, extra = launch_options(pdl, q.device)
-    _decode_attention_kernel[(q_heads, splits)](q, k_cache, v_cache, out, pos, ws, tickets, 1 / math.sqrt(d),
-                                                SLOTS=slots, D=d, GROUP=q_heads // kv_heads, BLOCK_L=block_l,
-                                                SPLITS=splits, PDL=pdl, num_warps=warps, **extra)
+    _attention_partial_kernel[(q_heads, splits)](q, k_cache, v_cache, pos, ws, 1 / math.sqrt(d), SLOTS=slots, D=d,
+                                                 GROUP=q_heads // kv_heads, BLOCK_L=block_l, SPLITS=splits,
+                                                 PDL=pdl, num_warps=warps, **extra)
+    _attention_merge_kernel[(q_heads,)](ws, out, D=d, SPLITS=splits, PDL=pdl, num_warps=4, **extra)
     return out
 # --8<-- [end:wrapper]
