@@ -142,8 +142,10 @@ def graph_variant(model: torch.nn.Module, cache: Any, bufs: Buffers, prompt: tor
         graph.replay()
         return out
 
+    # the graph replays into buffers that only `step` holds (the fused step allocates its own): keep it alive, or
+    # the allocator hands that memory to the next tensor while the graph still writes there
     return V.Variant(name, replay, cache, lambda: reset_static_cache(cache), same_kernels_as_reference=False,
-                     setup={"capture_s": capture_s, "graph": graph})
+                     setup={"capture_s": capture_s, "graph": graph, "step": step})
 
 
 def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int = ROUNDS, wide: tuple = WIDE,
@@ -219,7 +221,7 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
         "yardstick_fp32": yard, "tolerance": tol, "band": band, "tol_factor": TOL_FACTOR,
         "teacher_forced": checks, "free_running": free,
         "all_passed": not errors and all(c["passed"] for c in checks.values()), "build_errors": errors,
-        "setup": {n: {k: v for k, v in variants[n].setup.items() if k != "graph"} for n in timed},
+        "setup": {n: {k: v for k, v in variants[n].setup.items() if k not in ("graph", "step")} for n in timed},
         "rounds": rounds, "kernel_mix": mix,
     })
 
