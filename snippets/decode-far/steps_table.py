@@ -1,0 +1,50 @@
+from kernelbook import page
+from kernelbook.decode import far_report
+
+r = page.result("decode.far")
+d = r.data
+rows = far_report.waterfall(d)
+loop = far_report.has_loop(d)
+
+
+def saved(s: dict) -> str:
+    if s["saved_ms"] is None:
+        return "—"
+    return f"{'−' if s['saved_ms'] >= 0 else '+'}{page.num(abs(s['saved_ms']), 2)}"
+
+
+def checked(s: dict) -> str:
+    if not s["checked"]:
+        return "not checked"
+    if s["rel_err_max"] is None:
+        how = f"{s['nonfinite']:,} non-finite logits" if s["nonfinite"] else "no error recorded"
+    else:
+        how = "bit-identical" if s["bit_identical"] else f"{page.num(100 * s['rel_err_max'], 2)}%"
+    return f"{how}, **{'passed' if s['passed'] else 'FAILED'}**"
+
+
+table = []
+for s in rows:
+    step = page.num(s["step_ms"], 3)
+    table.append([
+        s["label"], step if s["passed"] else f"~~{step}~~", f"±{page.num(50 * s['spread'], 1)}%",
+        *([page.num(s["loop_ms"], 3)] if loop else []), saved(s), page.num(s["kernels"], 0),
+        page.num(s["host_ms"], 3), page.num(s["tok_s"], 0), page.pct(s["floor_share"]), checked(s),
+    ])
+print(page.table(
+    ["step", "ms / step", "spread", *(["ms / step, back to back"] if loop else []), "ms saved", "kernels / step",
+     "host ms / step", "tokens/s", "of floor", "teacher-forced: max rel. error, check"],
+    table, align="lrr" + ("r" if loop else "") + "rrrrrl", name="decode-far-steps"))
+print(
+    f"Medians of {d['rounds_n']} interleaved rounds, each step synchronised before and after; spread: half the range "
+    f"of the round medians. "
+    + (f"Back to back: {d.get('loop_steps', 'the')} steps run one after another with a single synchronisation at the "
+       "end, in every round. " if loop else "")
+    + f"Saved: against the row above. Floor: {page.num(d['weight_bytes'] / 1e9, 3)} GB of weights at "
+    f"{page.num(d['copy']['gbps'], 0)} GB/s = {page.num(d['floor_ms'], 3)} ms. Host ms: time until the replay call "
+    f"returns. The check compares {d['check_steps']} teacher-forced steps of logits with eager StaticCache's, "
+    f"tolerance {page.num(100 * d['tolerance'], 2)}%."
+)
+print(page.provenance(r))
+for name, err in d.get("build_errors", {}).items():
+    print(f"\n**{d['labels'].get(name, name)} could not be built, so it has no row**: `{err[:300]}`\n")

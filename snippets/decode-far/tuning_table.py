@@ -1,0 +1,39 @@
+from kernelbook import page
+from kernelbook.decode import far_report
+
+r = page.result("decode.far")
+d = r.data
+WHAT = {  # what each site's launch computes (fast.py); a site added later shows its name only
+    "qkv": "q, k, v projection + bias",
+    "o": "output projection + residual",
+    "gate_up": "gate and up projection",
+    "down": "down projection + residual",
+    "lm_head": "final RMSNorm + logits (tied embedding)",
+    "qkv_rope": "RMSNorm + q, k, v + bias + RoPE + cache write (pairs)",
+    "swiglu": "RMSNorm + gate, up + SwiGLU (pairs)",
+    "attention": "attention over the filled slots, split",
+}
+rows = far_report.tuning_rows(d)
+print(page.table(
+    ["site", "computes", "MiB read / launch", "best config", "µs / launch", "GB/s", "of copy",
+     "slowest of the configs tried"],
+    [[f"`{t['site']}`", WHAT.get(t["site"], "—"),
+      "—" if t["bytes"] is None else page.num(t["bytes"] / 2**20, 2 if t["bytes"] < 2**20 else 1),
+      " × ".join(str(x) for x in t["best"]),
+      page.num(t["us"], 2), page.num(t["gbps"], 0),
+      page.pct(t["share_of_copy"]), f"{page.num(t['slowest_us'], 2)} µs ({t['candidates']} tried)"] for t in rows],
+    align="llrlrrrr", name="decode-far-tuning"))
+over = [t["site"] for t in rows if t["share_of_copy"] > 1]
+print(
+    "Config: rows (pairs, for the paired kernels) per program × BLOCK_K × warps"
+    + ("; for attention, slots per block × splits × warps. " if "attention" in d.get("tuning", {}) else ". ")
+    + "Timed as one launch per layer on that layer's real weights (for `lm_head`, repeated launches on the embedding, "
+    "which is far larger than L2), all replayed from one CUDA graph, so the weights come from memory and not from "
+    "L2; µs per launch includes the hand-off to the next launch. GB/s: bytes read per launch (weights; for "
+    "attention, the keys and values of the filled slots) over that time. "
+    f"Copy: {page.num(d['copy']['gbps'], 0)} GB/s, bytes read plus bytes written "
+    f"by a {page.num(d['copy']['bytes_moved'] / 2 / 2**30, 0)} GiB device copy in the same run"
+    + (f"; a matvec only reads, which is why {', '.join(f'`{s}`' for s in over)} can pass 100%." if over else ".")
+    + (f" Tuning all sites took {page.num(d['tune_s'], 0)} s." if "tune_s" in d else "")
+)
+print(page.provenance(r))
