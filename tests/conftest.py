@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 from pathlib import Path
@@ -36,3 +37,20 @@ def fixture_results(tmp_path, monkeypatch):
     monkeypatch.setenv("KERNELBOOK_RESULTS", str(d))
     monkeypatch.setenv("KERNELBOOK_MODE", "replay")
     return d
+
+
+def _interpreted(mod) -> bool:
+    return all(type(v).__name__ != "JITFunction" for v in vars(mod).values())
+
+
+@pytest.fixture
+def kernel():
+    """kernel("swiglu") -> kernelbook.kernels.swiglu, re-imported under Triton's interpreter if something imported
+    it before TRITON_INTERPRET was set (matvec first: the other decode kernels import its jit helpers)."""
+    def load(name: str):
+        mod = importlib.import_module(f"kernelbook.kernels.{name}")
+        if os.environ.get("TRITON_INTERPRET") == "1" and not _interpreted(mod):
+            importlib.reload(importlib.import_module("kernelbook.kernels.matvec"))
+            mod = importlib.reload(mod)
+        return mod
+    return load

@@ -4,33 +4,20 @@ Qwen2RMSNorm in bf16 on a GPU."""
 from __future__ import annotations
 
 import importlib
-import os
 
 import pytest
 import torch
-
-if not torch.cuda.is_available():
-    os.environ["TRITON_INTERPRET"] = "1"  # read when a kernel is decorated: before the module is imported
-
-from transformers.models.qwen2.modeling_qwen2 import Qwen2RMSNorm  # noqa: E402
+from transformers.models.qwen2.modeling_qwen2 import Qwen2RMSNorm
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 SHAPES = [(1, 4096), (3, 1000), (7, 1536), (2, 33), (5, 8)]  # one row; widths that are not powers of two
 TOL = {torch.float32: dict(atol=1e-5, rtol=1e-5)}
 
 
-def _module():
-    """The kernel module, re-imported under the interpreter if something imported it before the flag was set."""
-    mod = importlib.import_module("kernelbook.kernels.add_rmsnorm")
-    if DEVICE == "cpu" and type(mod._add_rmsnorm_kernel).__name__ != "InterpretedFunction":
-        mod = importlib.reload(mod)
-    return mod
-
-
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("dtype", [torch.float32])
-def test_kernel_matches_reference(shape, dtype):
-    mod = _module()
+def test_kernel_matches_reference(shape, dtype, kernel):
+    mod = kernel("add_rmsnorm")
     gen = torch.Generator().manual_seed(shape[0] * 7919 + shape[1])
     x, r = (torch.randn(shape, generator=gen, dtype=dtype).to(DEVICE) for _ in range(2))
     w = (1 + 0.1 * torch.randn(shape[1], generator=gen, dtype=dtype)).to(DEVICE)
@@ -40,8 +27,8 @@ def test_kernel_matches_reference(shape, dtype):
     torch.testing.assert_close(y, y_ref, **TOL[dtype])
 
 
-def test_poisoned_outputs_are_overwritten():
-    mod = _module()
+def test_poisoned_outputs_are_overwritten(kernel):
+    mod = kernel("add_rmsnorm")
     x, r = torch.randn(3, 1000, device=DEVICE), torch.randn(3, 1000, device=DEVICE)
     w = torch.rand(1000, device=DEVICE)
     h, y = torch.full_like(x, float("nan")), torch.full_like(x, float("nan"))
@@ -49,8 +36,8 @@ def test_poisoned_outputs_are_overwritten():
     assert not torch.isnan(h).any() and not torch.isnan(y).any()
 
 
-def test_leading_dims_are_flattened():
-    mod = _module()
+def test_leading_dims_are_flattened(kernel):
+    mod = kernel("add_rmsnorm")
     x, r = torch.randn(2, 3, 40, device=DEVICE), torch.randn(2, 3, 40, device=DEVICE)
     w = torch.rand(40, device=DEVICE)
     h, y = mod.add_rmsnorm_triton(x, r, w)
@@ -75,10 +62,10 @@ def test_reference_is_qwen2rmsnorm(dtype):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 @pytest.mark.parametrize("shape", [(1, 4096), (3, 1000), (7, 1536), (333, 5120), (2048, 8960), (8192, 4096)],
                          ids=lambda s: f"{s[0]}x{s[1]}")
-def test_bf16_exactness_against_qwen2(shape):
+def test_bf16_exactness_against_qwen2(shape, kernel):
     from kernelbook.fusion import compare, make_qwen2_norm, qwen2_add_rmsnorm, random_bf16
 
-    mod = _module()
+    mod = kernel("add_rmsnorm")
     x, r = random_bf16(*shape, seed=shape[0] + shape[1], n=2)
     norm = make_qwen2_norm(shape[1], "cuda")
     with torch.no_grad():

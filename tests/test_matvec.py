@@ -4,8 +4,6 @@ bf16, where the kernels must sit within bf16 rounding of the plain-PyTorch refer
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 import torch
 
@@ -13,15 +11,6 @@ DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 DTYPES = [torch.float32] + ([torch.bfloat16] if DEVICE == "cuda" else [])
 # a block size that does not divide N, a K that is not a power of two, and K smaller than one block
 CONFIGS = [(4, 32, 4), (8, 64, 2), (16, 256, 4), (1, 512, 8)]
-
-
-def _mods():
-    """The kernel modules, re-imported under the interpreter if something imported them before it was on."""
-    names = ("matvec", "matvec_pair", "decode_attention")
-    mods = [importlib.import_module(f"kernelbook.kernels.{n}") for n in names]
-    if DEVICE == "cpu" and type(mods[0]._matvec_kernel).__name__ != "InterpretedFunction":
-        mods = [importlib.reload(m) for m in mods]
-    return mods
 
 
 def _close(got: torch.Tensor, ref: torch.Tensor) -> None:
@@ -39,8 +28,8 @@ def _rand(*shape, dtype, gen, std=1.0):
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("config", CONFIGS, ids=str)
 @pytest.mark.parametrize("flags", ["plain", "bias", "norm", "residual", "norm+bias"])
-def test_matvec(flags, config, dtype):
-    mv = _mods()[0]
+def test_matvec(flags, config, dtype, kernel):
+    mv = kernel("matvec")
     gen = torch.Generator().manual_seed(len(flags) * 100 + config[0])
     n, k = 100, 200
     x, w = _rand(k, dtype=dtype, gen=gen), _rand(n, k, dtype=dtype, gen=gen, std=0.05)
@@ -58,8 +47,8 @@ def test_matvec(flags, config, dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("config", CONFIGS, ids=str)
-def test_swiglu_pair(config, dtype):
-    _, mp, _ = _mods()
+def test_swiglu_pair(config, dtype, kernel):
+    mp = kernel("matvec_pair")
     gen = torch.Generator().manual_seed(11)
     inter, k = 90, 160
     x, w = _rand(k, dtype=dtype, gen=gen), _rand(2 * inter, k, dtype=dtype, gen=gen, std=0.1)
@@ -73,8 +62,8 @@ def test_swiglu_pair(config, dtype):
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("config", [(4, 32, 4), (8, 128, 4), (2, 512, 2)], ids=str)
 @pytest.mark.parametrize("pos", [0, 5, 15])
-def test_qkv_rope_writes_q_and_the_cache_slot(pos, config, dtype):
-    _, mp, _ = _mods()
+def test_qkv_rope_writes_q_and_the_cache_slot(pos, config, dtype, kernel):
+    mp = kernel("matvec_pair")
     gen = torch.Generator().manual_seed(pos)
     qh, kvh, d, slots, k = 4, 2, 16, 16, 96
     x = _rand(k, dtype=dtype, gen=gen)
@@ -95,8 +84,8 @@ def test_qkv_rope_writes_q_and_the_cache_slot(pos, config, dtype):
         "only slot pos may change"
 
 
-def test_qkv_rope_rejects_a_block_that_straddles_heads():
-    _, mp, _ = _mods()
+def test_qkv_rope_rejects_a_block_that_straddles_heads(kernel):
+    mp = kernel("matvec_pair")
     d = 16
     kc = torch.zeros(1, 4, d, device=DEVICE)
     with pytest.raises(AssertionError, match="half a head"):
@@ -109,8 +98,8 @@ def test_qkv_rope_rejects_a_block_that_straddles_heads():
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("config", [(32, 1, 4), (16, 4, 4), (8, 32, 2)], ids=str)
 @pytest.mark.parametrize("pos", [0, 3, 63, 64, 100])
-def test_decode_attention_reads_only_filled_slots(pos, config, dtype):
-    *_, da = _mods()
+def test_decode_attention_reads_only_filled_slots(pos, config, dtype, kernel):
+    da = kernel("decode_attention")
     gen = torch.Generator().manual_seed(pos + 1)
     qh, kvh, d, slots = 6, 2, 32, 128
     q = _rand(qh, d, dtype=dtype, gen=gen)

@@ -75,6 +75,18 @@ def _y_worst(d: Data) -> Data:
     return max((s["y"] for s in d["fusion.exactness"]["triton"]), key=lambda c: c["max_steps"])
 
 
+def _steps(a: str, sep: str, b: str, holds: Callable[[float, float], bool]) -> tuple[Callable, Callable]:
+    """(published, measured) for a claim comparing two decode variants' step times: "a ms<sep>b ms"."""
+    def published(p: Data) -> str:
+        v = p["decode.six_ways"]["variants"]
+        return f"{v[a]['step_ms']}{sep}{v[b]['step_ms']} ms"
+
+    def measured(d: Data) -> tuple[str, bool]:
+        x, y = _six(d)[a]["step_ms"], _six(d)[b]["step_ms"]
+        return f"{_f(x, 2)}{sep}{_f(y, 2)} ms", holds(x, y)
+    return published, measured
+
+
 def _frag(d: Data) -> Data:
     return d["allocator.fragmentation"]["default"]["checkpoints"][-1]
 
@@ -230,30 +242,17 @@ CLAIMS: tuple[Claim, ...] = (
           lambda d: (f"{_f(d['machine']['launch']['speedup'])}×", d["machine"]["launch"]["speedup"] >= 5)),
     Claim("static-slower", "decode.md", "A StaticCache makes eager decode slower",
           "eager StaticCache step slower than eager default cache", ("decode.six_ways",),
-          lambda p: f"{p['decode.six_ways']['variants']['eager_static']['step_ms']} vs "
-                    f"{p['decode.six_ways']['variants']['eager_dynamic']['step_ms']} ms",
-          lambda d: (f"{_f(_six(d)['eager_static']['step_ms'], 2)} vs {_f(_six(d)['eager_dynamic']['step_ms'], 2)} ms",
-                     _six(d)["eager_static"]["step_ms"] > _six(d)["eager_dynamic"]["step_ms"])),
+          *_steps("eager_static", " vs ", "eager_dynamic", lambda a, b: a > b)),
     Claim("graph-step", "decode.md", "Capturing the static step in a CUDA graph makes it much faster",
           "the hand graph at least 1.5× faster than eager StaticCache", ("decode.six_ways",),
-          lambda p: f"{p['decode.six_ways']['variants']['eager_static']['step_ms']} → "
-                    f"{p['decode.six_ways']['variants']['cuda_graph']['step_ms']} ms",
-          lambda d: (f"{_f(_six(d)['eager_static']['step_ms'], 2)} → {_f(_six(d)['cuda_graph']['step_ms'], 2)} ms",
-                     _six(d)["eager_static"]["step_ms"] >= 1.5 * _six(d)["cuda_graph"]["step_ms"])),
+          *_steps("eager_static", " → ", "cuda_graph", lambda a, b: a >= 1.5 * b)),
     Claim("default-mode", "decode.md",
           "torch.compile's default mode fuses but still launches from Python: slower than a plain graph",
           "default-mode step slower than the hand graph", ("decode.six_ways",),
-          lambda p: f"{p['decode.six_ways']['variants']['compile_default']['step_ms']} vs "
-                    f"{p['decode.six_ways']['variants']['cuda_graph']['step_ms']} ms",
-          lambda d: (f"{_f(_six(d)['compile_default']['step_ms'], 2)} vs {_f(_six(d)['cuda_graph']['step_ms'], 2)} ms",
-                     _six(d)["compile_default"]["step_ms"] > _six(d)["cuda_graph"]["step_ms"])),
+          *_steps("compile_default", " vs ", "cuda_graph", lambda a, b: a > b)),
     Claim("reduce-overhead", "decode.md", "reduce-overhead, fusion plus graphs, beats the hand-captured graph",
           "reduce-overhead step faster than the hand graph", ("decode.six_ways",),
-          lambda p: f"{p['decode.six_ways']['variants']['compile_reduce_overhead']['step_ms']} vs "
-                    f"{p['decode.six_ways']['variants']['cuda_graph']['step_ms']} ms",
-          lambda d: (f"{_f(_six(d)['compile_reduce_overhead']['step_ms'], 2)} vs "
-                     f"{_f(_six(d)['cuda_graph']['step_ms'], 2)} ms",
-                     _six(d)["compile_reduce_overhead"]["step_ms"] < _six(d)["cuda_graph"]["step_ms"])),
+          *_steps("compile_reduce_overhead", " vs ", "cuda_graph", lambda a, b: a < b)),
     Claim("max-autotune", "decode.md", "max-autotune takes a little more off reduce-overhead's step",
           "max-autotune step faster than reduce-overhead", ("decode.six_ways",),
           lambda p: f"−{p['decode.six_ways']['ma_gain_over_ro_ms']} ms",
