@@ -11,8 +11,11 @@ WHAT = {  # what each site's launch computes (fast.py); a site added later shows
     "lm_head": "final RMSNorm + logits (tied embedding)",
     "qkv_rope": "RMSNorm + q, k, v + bias + RoPE + cache write (pairs)",
     "swiglu": "RMSNorm + gate, up + SwiGLU (pairs)",
-    "attention": "attention over the filled slots, split",
+    "attention": "attention over the filled slots",
 }
+if "attention" in d.get("tuning", {}):
+    splits = d["tuning"]["attention"]["best"][1]
+    WHAT["attention"] += f", split {splits} ways + merge" if splits > 1 else ", one program per head"
 rows = far_report.tuning_rows(d)
 print(page.table(
     ["site", "computes", "MiB read / launch", "best config", "µs / launch", "GB/s", "of copy",

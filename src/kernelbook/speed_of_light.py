@@ -91,6 +91,17 @@ def _rounds(timer: Callable, versions: dict[str, Callable[[], Any]]) -> dict[str
 # --8<-- [end:rounds]
 
 
+def _against_copy(timed: dict[str, dict[str, Any]], nbytes: int) -> dict[str, dict[str, Any]]:
+    """Adds each timed version's effective GB/s (the fused kernel's bytes over its time) and its share of the
+    same-bytes copy timed in the same rounds."""
+    ceiling = timed["same-bytes copy"]["ms"]
+    for v in timed.values():
+        if "ms" in v:
+            v["gbps"] = nbytes / (v["ms"] * 1e-3) / 1e9
+            v["share_of_copy"] = ceiling / v["ms"]
+    return timed
+
+
 def _shape_add_rmsnorm(rows: int, hidden: int, compiled: Callable, liger: dict | None) -> dict[str, Any]:
     small = rows < min(LARGE_ROWS)
     timer = _timer(small)
@@ -108,7 +119,8 @@ def _shape_add_rmsnorm(rows: int, hidden: int, compiled: Callable, liger: dict |
     assert check["y"]["max_steps"] <= 2, f"({rows}, {hidden}): y off by {check['y']['max_steps']} bf16 steps"
 
     block = triton.next_power_of_2(hidden)
-    cfgs = [(rw, wp) for rw in (1, 2, 4, 8, 16) for wp in (4, 8, 16) if rw * block <= 32768 and rw <= max(rows, 1)]
+    cfgs = [(rw, wp) for rw in (1, 2, 4, 8, 16) for wp in (4, 8, 16, 32)
+            if rw * block <= 32768 and rw <= max(rows, 1) and (wp < 32 or rw * block >= 8192)]  # 32 warps: >= 8/lane
     cfg, _, sweep = _best(timer, {c: (lambda c=c: add_rmsnorm_rows(x, r, w, EPS, out=outs, config=c)) for c in cfgs})
     cc, _, copy_sweep = _best(timer, {c: (lambda c=c: same_bytes_copy(x, r, outs, *c)) for c in COPY_CONFIGS})
     versions = {
@@ -125,13 +137,8 @@ def _shape_add_rmsnorm(rows: int, hidden: int, compiled: Callable, liger: dict |
         check["liger_y"] = compare(yl, y_ref)
     hc, yc = compiled(x, r, norm)
     check["compiled_y"] = compare(yc, y_ref)
-    timed = _rounds(timer, versions)
     fused_bytes = 4 * x.numel() * 2 + hidden * 2
-    ceiling = timed["same-bytes copy"]["ms"]
-    for v in timed.values():
-        if "ms" in v:
-            v["gbps"] = fused_bytes / (v["ms"] * 1e-3) / 1e9
-            v["share_of_copy"] = ceiling / v["ms"]
+    timed = _against_copy(_rounds(timer, versions), fused_bytes)
     return {"rows": rows, "hidden": hidden, "bytes": fused_bytes, "timing": "cuda graph" if small else "do_bench",
             "best_config": list(cfg), "default_config": list(default_config(hidden)), "config_sweep_ms": sweep,
             "copy_config": list(cc), "copy_sweep_ms": copy_sweep, "versions": timed, "check": check}
@@ -163,13 +170,8 @@ def _shape_swiglu(rows: int, hidden: int, compiled: Callable, liger: dict | None
         versions["Liger-Kernel"] = lambda: liger["swiglu"](g, u)
         check["liger"] = compare(liger["swiglu"](g, u), ref)
     check["compiled"] = compare(compiled(g, u), ref)
-    timed = _rounds(timer, versions)
     fused_bytes = 3 * n * 2
-    ceiling = timed["same-bytes copy"]["ms"]
-    for v in timed.values():
-        if "ms" in v:
-            v["gbps"] = fused_bytes / (v["ms"] * 1e-3) / 1e9
-            v["share_of_copy"] = ceiling / v["ms"]
+    timed = _against_copy(_rounds(timer, versions), fused_bytes)
     return {"rows": rows, "hidden": hidden, "bytes": fused_bytes, "timing": "cuda graph" if small else "do_bench",
             "best_config": list(cfg), "config_sweep_ms": sweep, "copy_config": list(cc), "copy_sweep_ms": copy_sweep,
             "versions": timed, "check": check}

@@ -35,8 +35,8 @@ BASELINE = "cuda_graph"  # the decode chapter's hand-captured graph of Hugging F
 # (block rows or pairs, block_k, warps) tried per site: K = 1536 for all but down (K = 8960)
 WIDE = tuple((b, k, w) for b in (1, 2, 4, 8) for k in (512, 1024, 2048) for w in (4, 8))
 DEEP = tuple((b, k, w) for b in (1, 2, 4) for k in (1024, 2048, 16384) for w in (4, 8))
-# attention: (slots per block, splits, warps)
-SPLIT = ((8, 64, 2), (16, 32, 2), (16, 32, 4), (32, 16, 4), (64, 8, 4))
+# attention: (slots per block, splits, warps); one split is one launch, more add a merge launch
+SPLIT = ((8, 64, 2), (16, 32, 2), (16, 32, 4), (32, 16, 4), (64, 8, 4), (64, 1, 4), (64, 1, 8), (128, 1, 8))
 TUNE_POS = 63  # the attention site is timed at 64 filled slots
 TUNE_REP_MS = 40
 LOOP_STEPS = 40
@@ -57,8 +57,7 @@ def site_launches(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> tupl
     pos = torch.zeros(1, dtype=torch.long, device=dev)
     kc, vc = torch.empty_like(pk.layers[0].k_cache), torch.empty_like(pk.layers[0].v_cache)
     if site == "attention":
-        at, work = torch.full((TUNE_POS,), TUNE_POS, device=dev)[:1].long(), workspace(pk.q_heads, pk.head_dim,
-                                                                                        cfg[1], dev)
+        at, work = torch.tensor([TUNE_POS], device=dev), workspace(pk.q_heads, pk.head_dim, cfg[1], dev)
         kv_bytes = 2 * pk.kv_heads * (TUNE_POS + 1) * pk.head_dim * pk.embed.element_size()
         return [(lambda lw=lw: decode_attention(att, lw.k_cache, lw.v_cache, at, config=cfg, work=work))
                 for lw in pk.layers], kv_bytes

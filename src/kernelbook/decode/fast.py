@@ -10,7 +10,7 @@ filled_attention  a Triton attention kernel that reads only the filled slots
 fused_kernels     the fusion chapter's add+RMSNorm and SwiGLU kernels
 matvec            Triton matrix-vector kernels, tuned per shape, instead of cuBLAS
 matvec_fusions    RMSNorm, bias, RoPE, the cache write, SwiGLU and the residual add inside the matvecs:
-                  five kernels a layer
+                  four matvec launches a layer and attention's one or two (as tuned)
 pdl               the same kernels launched with programmatic dependent launch
 
 A step is a zero-argument function; `variants` captures each in one CUDA graph.
@@ -171,8 +171,9 @@ def torch_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[in
 # --8<-- [start:fused_step]
 def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int]], pdl: bool
                ) -> Callable[[], torch.Tensor]:
-    """Five kernels a layer, every buffer allocated once: QKV+RoPE+cache write, attention, o + residual,
-    gate/up+SwiGLU, down + residual; then the output projection with the final norm."""
+    """Five calls a layer, every buffer allocated once: QKV+RoPE+cache write, attention (one launch, or two when
+    its slots are split), o + residual, gate/up+SwiGLU, down + residual; then the output projection with the final
+    norm."""
     dev, dt = pk.embed.device, pk.embed.dtype
     hidden, nq = pk.embed.shape[1], pk.q_heads * pk.head_dim
     inter = pk.layers[0].w_gate_up.shape[0] // 2

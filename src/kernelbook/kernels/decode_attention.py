@@ -9,7 +9,8 @@ program per head would leave most of the GPU idle and walk the slots one block a
 split too (as flash-decoding does): program (head, split) takes blocks split, split + SPLITS, ... of BLOCK_L slots,
 keeps a streaming softmax (running max and sum) over them and writes its partial result to a workspace. A second,
 tiny launch merges each head's SPLITS partials: the kernel boundary orders the merge after every partial, with
-no synchronisation between programs.
+no synchronisation between programs. With SPLITS = 1 a program walks all of its head's slots and writes the output
+itself, in one launch: for a short sequence that can beat the split (the tuner decides).
 Grouped-query attention maps query head h to key/value head h // (q_heads / kv_heads).
 """
 
@@ -37,8 +38,9 @@ def decode_attention_ref(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.
 
 # --8<-- [start:kernel]
 @triton.jit
-def _attention_partial_kernel(q_ptr, kc_ptr, vc_ptr, pos_ptr, ws_ptr, scale, SLOTS: tl.constexpr, D: tl.constexpr,
-                              GROUP: tl.constexpr, BLOCK_L: tl.constexpr, SPLITS: tl.constexpr, PDL: tl.constexpr):
+def _attention_partial_kernel(q_ptr, kc_ptr, vc_ptr, pos_ptr, ws_ptr, o_ptr, scale, SLOTS: tl.constexpr,
+                              D: tl.constexpr, GROUP: tl.constexpr, BLOCK_L: tl.constexpr, SPLITS: tl.constexpr,
+                              PDL: tl.constexpr):
     head, split = tl.program_id(0), tl.program_id(1)
     kv = head // GROUP
     d = tl.arange(0, D)
@@ -64,11 +66,13 @@ def _attention_partial_kernel(q_ptr, kc_ptr, vc_ptr, pos_ptr, ws_ptr, scale, SLO
         acc = acc * alpha + tl.sum(p[:, None] * v.to(tl.float32), axis=0)
         l_i = l_i * alpha + tl.sum(p, axis=0)
         m_i = m_new
-    # the partial result: acc (D,), then m and l, fp32, in the workspace (q_heads, SPLITS, D + 2)
-    part = ws_ptr + (head * SPLITS + split) * (D + 2)
-    tl.store(part + d, acc)
-    tl.store(part + D, m_i)
-    tl.store(part + D + 1, l_i)
+    if SPLITS == 1:  # this program saw every slot of its head: the result is final
+        tl.store(o_ptr + head * D + d, (acc / l_i).to(o_ptr.dtype.element_ty))
+    else:  # the partial result: acc (D,), then m and l, fp32, in the workspace (q_heads, SPLITS, D + 2)
+        part = ws_ptr + (head * SPLITS + split) * (D + 2)
+        tl.store(part + d, acc)
+        tl.store(part + D, m_i)
+        tl.store(part + D + 1, l_i)
 
 
 @triton.jit
@@ -102,9 +106,9 @@ def workspace(q_heads: int, d: int, splits: int, device: torch.device) -> torch.
 def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, pos: torch.Tensor,
                      out: torch.Tensor | None = None, config: tuple[int, int, int] = DEFAULT,
                      work: torch.Tensor | None = None, pdl: bool = False) -> torch.Tensor:
-    """decode_attention_ref in two launches (partials, merge), the position read from the device tensor `pos`
-    (1,). `config` is (BLOCK_L, SPLITS, num_warps); `work` is a workspace() to reuse (a graph needs fixed
-    addresses)."""
+    """decode_attention_ref in two launches (partials, merge), or one when SPLITS is 1, the position read from the
+    device tensor `pos` (1,). `config` is (BLOCK_L, SPLITS, num_warps); `work` is a workspace() to reuse (a graph
+    needs fixed addresses)."""
     kv_heads, slots, d = k_cache.shape
     q_heads = q.numel() // d
     assert q.is_contiguous() and k_cache.is_contiguous() and v_cache.is_contiguous() and v_cache.shape == k_cache.shape
@@ -115,9 +119,10 @@ def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tens
     assert ws.shape == (q_heads, splits, d + 2), "workspace of another config"
     out = torch.empty(q_heads, d, device=q.device, dtype=q.dtype) if out is None else out
     pdl, extra = launch_options(pdl, q.device)
-    _attention_partial_kernel[(q_heads, splits)](q, k_cache, v_cache, pos, ws, 1 / math.sqrt(d), SLOTS=slots, D=d,
-                                                 GROUP=q_heads // kv_heads, BLOCK_L=block_l, SPLITS=splits,
+    _attention_partial_kernel[(q_heads, splits)](q, k_cache, v_cache, pos, ws, out, 1 / math.sqrt(d), SLOTS=slots,
+                                                 D=d, GROUP=q_heads // kv_heads, BLOCK_L=block_l, SPLITS=splits,
                                                  PDL=pdl, num_warps=warps, **extra)
-    _attention_merge_kernel[(q_heads,)](ws, out, D=d, SPLITS=splits, PDL=pdl, num_warps=4, **extra)
+    if splits > 1:
+        _attention_merge_kernel[(q_heads,)](ws, out, D=d, SPLITS=splits, PDL=pdl, num_warps=4, **extra)
     return out
 # --8<-- [end:wrapper]

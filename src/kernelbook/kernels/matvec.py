@@ -67,6 +67,24 @@ def x_chunk(x_ptr, g_ptr, cols, K: tl.constexpr, rstd, NORM: tl.constexpr):
 
 
 @triton.jit
+def first_chunk(x_ptr, g_ptr, cols, K: tl.constexpr, eps, BLOCK_K: tl.constexpr, NORM: tl.constexpr):
+    """(x's first chunk as x_chunk gives it, 1 / rms(x)). When the row fits in one chunk (K <= BLOCK_K), x and g
+    are loaded once, side by side, and the scale comes from the same registers: one trip to L2, not two in a row."""
+    rstd = 1.0
+    if NORM and K <= BLOCK_K:
+        dt = x_ptr.dtype.element_ty
+        x = tl.load(x_ptr + cols, mask=cols < K, other=0.0).to(tl.float32)
+        g = tl.load(g_ptr + cols, mask=cols < K, other=0.0).to(tl.float32)
+        rstd = tl.math.rsqrt(tl.sum(x * x, axis=0) / K + eps)  # rms_scale's arithmetic, in the same order
+        xc = ((x * rstd).to(dt).to(tl.float32) * g).to(dt).to(tl.float32)
+    else:
+        if NORM:
+            rstd = rms_scale(x_ptr, K, eps, BLOCK_K)
+        xc = x_chunk(x_ptr, g_ptr, cols, K, rstd, NORM)
+    return xc, rstd
+
+
+@triton.jit
 def _matvec_kernel(x_ptr, w_ptr, b_ptr, g_ptr, y_ptr, eps, N,
                    K: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                    NORM: tl.constexpr, BIAS: tl.constexpr, RESIDUAL: tl.constexpr, PDL: tl.constexpr):
@@ -79,10 +97,8 @@ def _matvec_kernel(x_ptr, w_ptr, b_ptr, g_ptr, y_ptr, eps, N,
     w = tl.load(w_rows + cols[None, :], mask=rmask[:, None] & (cols[None, :] < K), other=0.0)
     if PDL:
         tl.extra.cuda.gdc_wait()  # weights never change; x (and the residual) come from the kernels before
-    rstd = 1.0
-    if NORM:
-        rstd = rms_scale(x_ptr, K, eps, BLOCK_K)
-    acc = w.to(tl.float32) * x_chunk(x_ptr, g_ptr, cols, K, rstd, NORM)[None, :]  # (BLOCK_N, BLOCK_K) fp32
+    xc, rstd = first_chunk(x_ptr, g_ptr, cols, K, eps, BLOCK_K, NORM)
+    acc = w.to(tl.float32) * xc[None, :]  # (BLOCK_N, BLOCK_K) fp32
     for k0 in tl.static_range(BLOCK_K, K, BLOCK_K):  # unrolled: loads can be issued early
         c = k0 + cols
         w = tl.load(w_rows + c[None, :], mask=rmask[:, None] & (c[None, :] < K), other=0.0)

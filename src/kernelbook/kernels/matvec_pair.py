@@ -19,7 +19,7 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from kernelbook.kernels.matvec import launch_options, rms_scale, rmsnorm_ref, x_chunk
+from kernelbook.kernels.matvec import first_chunk, launch_options, rmsnorm_ref, x_chunk
 
 
 # --8<-- [start:ref]
@@ -74,10 +74,8 @@ def _matvec_pair_kernel(x_ptr, w_ptr, b_ptr, g_ptr, out_ptr, cos_ptr, sin_ptr, p
     b = tl.load(w2 + cols[None, :], mask=m, other=0.0)
     if PDL:
         tl.extra.cuda.gdc_wait()
-    rstd = 1.0
-    if NORM:
-        rstd = rms_scale(x_ptr, K, eps, BLOCK_K)
-    xc = x_chunk(x_ptr, g_ptr, cols, K, rstd, NORM)[None, :]
+    xc, rstd = first_chunk(x_ptr, g_ptr, cols, K, eps, BLOCK_K, NORM)
+    xc = xc[None, :]
     acc1 = a.to(tl.float32) * xc  # (BLOCK_P, BLOCK_K) fp32
     acc2 = b.to(tl.float32) * xc
     for k0 in tl.static_range(BLOCK_K, K, BLOCK_K):  # unrolled: loads can be issued early
