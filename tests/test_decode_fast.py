@@ -64,10 +64,12 @@ def test_steps_are_cumulative_and_labelled():
 def test_far_dry_run_on_the_tiny_model():
     from kernelbook.decode.far import far
 
-    data = far(TINY, rounds_n=1, wide=((8, 32, 4), (4, 64, 4)), deep=((4, 64, 4),), split=((16, 4, 4),))
+    data = far(TINY, rounds_n=1, wide=((8, 32, 4), (4, 64, 4)), deep=((4, 64, 4),), split=((16, 4, 4), (16, 1, 4)))
     assert not data["build_errors"], data["build_errors"]
     assert data["all_passed"], str({n: (c["rel_err_max"], c["nonfinite"]) for n, c in data["teacher_forced"].items()})
     assert data["names"] == ["cuda_graph", *fast.STEPS]
     assert all(data["rounds"][0]["variants"][n]["step_ms"] > 0 for n in data["names"])
     assert all(data["rounds"][0]["variants"][n]["loop_ms"] > 0 for n in data["names"])
     assert set(data["configs"]) == set(fast.SITES)
+    for step, t in data["attention_in_step"].items():  # each candidate timed inside the whole step
+        assert step in fast.STEPS and len(t["candidates"]) == 2 and t["step_us"] > 0

@@ -39,4 +39,11 @@ print(
     + (f"; a matvec only reads, which is why {', '.join(f'`{s}`' for s in over)} can pass 100%." if over else ".")
     + (f" Tuning all sites took {page.num(d['tune_s'], 0)} s." if "tune_s" in d else "")
 )
+site_att = d.get("tuning", {}).get("attention", {}).get("best")
+for step, t in d.get("attention_in_step", {}).items():  # attention tuned again inside the whole step
+    site_us = next((c["step_us"] for c in t["candidates"] if c["config"] == site_att), None)
+    print(f"\n\nInside “{d['labels'][step]}”, attention was tuned again with the whole step replayed: "
+          f"{' × '.join(map(str, t['best']))} gave {page.num(t['step_us'], 1)} µs per step"
+          + (" (the site's own choice)." if t["best"] == site_att else
+             f", against {page.num(site_us, 1)} µs with the site's choice." if site_us else "."))
 print(page.provenance(r))

@@ -1,7 +1,8 @@
 """The decode.far experiment: how far a batch-1 decode step goes, one change at a time, on the decode chapter's model.
 
 In order: (1) the matvec kernels are tuned on this GPU, each site over all 28 layers' real weights in one CUDA
-graph, so the weights come from memory and not from L2; (2) the plain static-cache graph (Hugging Face's step,
+graph, so the weights come from memory and not from L2, and for the fused steps attention is tuned again inside the
+whole step; (2) the plain static-cache graph (Hugging Face's step,
 captured by hand) and every step of fast.STEPS are built, each captured in one CUDA graph; (3) every one is checked
 teacher-forced against eager StaticCache with the decode chapter's tolerance (three times bf16's own distance from
 fp32) before anything is timed; (4) interleaved rounds time each step as the decode chapter does.
@@ -37,9 +38,14 @@ WIDE = tuple((b, k, w) for b in (1, 2, 4, 8) for k in (512, 1024, 2048) for w in
 DEEP = tuple((b, k, w) for b in (1, 2, 4) for k in (1024, 2048, 16384) for w in (4, 8))
 # attention: (slots per block, splits, warps); one split is one launch, more add a merge launch
 SPLIT = ((8, 64, 2), (16, 32, 2), (16, 32, 4), (32, 16, 4), (64, 8, 4), (64, 1, 4), (64, 1, 8), (128, 1, 8))
-TUNE_POS = 63  # the attention site is timed at 64 filled slots
+TUNE_POS = 63  # the attention site is timed at 64 filled slots (or every slot of a smaller cache)
 TUNE_REP_MS = 40
 LOOP_STEPS = 40
+
+
+def tune_pos(pk: fast.Packed) -> int:
+    """The position attention is tuned at: TUNE_POS, within the cache's slots (cos has one row per slot)."""
+    return min(TUNE_POS, pk.cos.shape[0] - 1)
 
 
 # --8<-- [start:tune]
@@ -57,8 +63,8 @@ def site_launches(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> tupl
     pos = torch.zeros(1, dtype=torch.long, device=dev)
     kc, vc = torch.empty_like(pk.layers[0].k_cache), torch.empty_like(pk.layers[0].v_cache)
     if site == "attention":
-        at, work = torch.tensor([TUNE_POS], device=dev), workspace(pk.q_heads, pk.head_dim, cfg[1], dev)
-        kv_bytes = 2 * pk.kv_heads * (TUNE_POS + 1) * pk.head_dim * pk.embed.element_size()
+        at, work = torch.tensor([tune_pos(pk)], device=dev), workspace(pk.q_heads, pk.head_dim, cfg[1], dev)
+        kv_bytes = 2 * pk.kv_heads * (tune_pos(pk) + 1) * pk.head_dim * pk.embed.element_size()
         return [(lambda lw=lw: decode_attention(att, lw.k_cache, lw.v_cache, at, config=cfg, work=work))
                 for lw in pk.layers], kv_bytes
     calls = {
@@ -105,6 +111,29 @@ def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple =
         out[site] = {"best": best["config"], "us": best["us"], "gbps": best["gbps"], "bytes": best["bytes"],
                      "candidates": rows, "seconds": time.perf_counter() - t0}
     return out
+
+
+IN_STEP = ("matvec_fusions", "pdl")  # the steps whose attention config is chosen inside the whole step
+
+
+def tune_attention_in_step(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]],
+                           split: tuple = SPLIT) -> dict[str, Any]:
+    """Attention's config chosen by the whole step's time: each candidate is captured in the step's graph with the
+    tuned matvecs and the step is replayed at TUNE_POS. Alone, a launch is timed after a finished one; in the step
+    (with PDL above all) its neighbours start while it runs, so the fastest launch alone need not be the fastest
+    in the chain."""
+    from triton.testing import do_bench
+
+    rows = []
+    bufs.pos.fill_(tune_pos(pk))
+    for cfg in split:
+        fn = fast.make_step(pk, bufs, step, {**configs, "attention": cfg})
+        graph, _ = V.capture(fn)
+        ms = do_bench(graph.replay, warmup=5, rep=TUNE_REP_MS, return_mode="median")
+        rows.append({"config": list(cfg), "step_us": ms * 1e3})
+        del graph, fn  # the graph first: it writes into the step's buffers
+    best = min(rows, key=lambda r: r["step_us"])
+    return {"best": best["config"], "step_us": best["step_us"], "candidates": rows}
 # --8<-- [end:tune]
 
 
@@ -172,8 +201,10 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
     pk = fast.pack(model, cache)
     t0 = time.perf_counter()
     tuning = tune(pk, wide, deep, split)
-    tune_s = time.perf_counter() - t0
     configs = {s: tuple(t["best"]) for s, t in tuning.items()}
+    in_step = {n: tune_attention_in_step(pk, bufs, n, configs, split) for n in IN_STEP}
+    step_configs = {n: {**configs, "attention": tuple(t["best"])} for n, t in in_step.items()}
+    tune_s = time.perf_counter() - t0
 
     variants: dict[str, V.Variant] = {"eager_static": V.eager_static(model, cache, bufs)}
     errors: dict[str, str] = {}
@@ -184,7 +215,7 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
                 variants[name] = V.cuda_graph(model, cache, bufs, prompt)
             else:
                 variants[name] = graph_variant(model, cache, bufs, prompt, name,
-                                               fast.make_step(pk, bufs, name, configs))
+                                               fast.make_step(pk, bufs, name, step_configs.get(name, configs)))
         except Exception as e:  # noqa: BLE001 - one failing step is recorded, the others still run
             errors[name] = f"{type(e).__name__}: {str(e)[:1500]}"
             torch.cuda.synchronize()
@@ -216,6 +247,7 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
         "weight_bytes": wbytes, "copy": copy, "floor_ms": wbytes / (copy["gbps"] * 1e9) * 1e3,
         "prompt_len": prompt.shape[1], "check_steps": CHECK_STEPS, "rounds_n": rounds_n,
         "tuning": tuning, "tune_s": tune_s, "configs": {s: list(c) for s, c in configs.items()},
+        "attention_in_step": in_step,
         "capability": list(torch.cuda.get_device_capability(dev)), "pdl_used": pdl_supported(dev),
         "yardstick_fp32": yard, "tolerance": tol, "band": band, "tol_factor": TOL_FACTOR,
         "teacher_forced": checks, "free_running": free,
