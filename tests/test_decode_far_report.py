@@ -73,3 +73,16 @@ def test_a_step_with_non_finite_logits_reads_as_failed(data):
     s = far_report.step_summary(d, "pdl")
     assert not s["passed"] and s["rel_err_max"] is None and s["nonfinite"] == 7
     assert not far_report.goal(d, goal_ms=10.0)["met"]
+
+
+def test_breakdown_splits_idle_time_from_the_host_round_trip(data):
+    s = far_report.step_summary(data, "matvec_fusions")
+    b = far_report.breakdown(data, "matvec_fusions")
+    assert b["idle_ms"] == pytest.approx(max(0.0, s["loop_ms"] - s["busy_ms"]))  # back to back: the GPU's own gaps
+    assert b["host_ms"] == pytest.approx(max(0.0, s["step_ms"] - s["loop_ms"]))  # what synchronising adds
+    assert b["matvec_ms"] > 0 and b["attention_launches"] > 0
+    d = copy.deepcopy(data)
+    for r in d["rounds"]:
+        r["variants"]["matvec_fusions"].pop("loop_ms")
+    old = far_report.breakdown(d, "matvec_fusions")  # a run without back-to-back timing: all of the rest is idle
+    assert old["host_ms"] == 0 and old["idle_ms"] == pytest.approx(max(0.0, s["step_ms"] - s["busy_ms"]))

@@ -75,9 +75,13 @@ if fused:
         f"ran for {page.num(b['matvec_ms'], 3)} ms and read about every weight once: {page.num(ws['gbps'], 0)} GB/s, "
         f"{page.pct(ws['share_of_copy'])} of the copy. Attention took {page.num(b['attention_ms'], 3)} ms in "
         f"{b['attention_launches']} launches ({page.num(each, 1)} µs each){reads}. Everything else took "
-        f"{page.num(b['other_ms'], 3)} ms, and the GPU sat idle for {page.num(b['idle_ms'], 3)} ms. Against the "
-        f"{page.num(d['floor_ms'], 3)} ms floor, the matvecs lose {page.num(b['matvec_ms'] - d['floor_ms'], 3)} ms; "
-        f"attention and idle time add {page.num(b['attention_ms'] + b['idle_ms'], 3)} ms more.")
+        f"{page.num(b['other_ms'], 3)} ms"
+        + (f"; run back to back, the GPU sat idle for {page.num(b['idle_ms'], 3)} ms, and the synchronised step "
+           f"spent {page.num(b['host_ms'], 3)} ms more on the round trip to the host. " if far_report.has_loop(d) else
+           f", and the GPU sat idle for {page.num(b['idle_ms'], 3)} ms. ")
+        + f"Against the {page.num(d['floor_ms'], 3)} ms floor, the matvecs lose "
+        f"{page.num(b['matvec_ms'] - d['floor_ms'], 3)} ms; attention and the rest add "
+        f"{page.num(b['attention_ms'] + b['idle_ms'] + b['host_ms'], 3)} ms more.")
 
 # 4. PDL
 if "pdl" in prev and prev["pdl"]["prev"]:
@@ -107,12 +111,14 @@ else:
                 f"of the floor; the last step reached {page.pct(last['floor_share'])} and is "
                 f"{page.num(g['over_ms'], 3)} ms over. ")
         if fused:
-            owners = b["matvec_ms"] - d["floor_ms"] + b["attention_ms"] + b["idle_ms"]
-            text += (f"In the step before it, the matvecs' loss against the floor, attention and idle time came to "
-                     f"{page.num(owners, 3)} ms together: "
+            owners = b["matvec_ms"] - d["floor_ms"] + b["attention_ms"] + b["idle_ms"] + b["host_ms"]
+            text += ("In the step before it, the matvecs' loss against the floor, attention, idle time"
+                     + (" and the round trip to the host" if far_report.has_loop(d) else "")
+                     + f" came to {page.num(owners, 3)} ms together: "
                      + ("more than is missing. With everything else down to "
                         f"{page.num(b['other_ms'], 3)} ms, the rest has to come from there: faster attention, matvecs "
-                        "that stream closer to the copy bandwidth, fewer gaps between kernels." if owners > g["over_ms"]
+                        "that stream closer to the copy bandwidth, fewer gaps between kernels"
+                        + (", a shorter trip to the host." if far_report.has_loop(d) else ".") if owners > g["over_ms"]
                         else "less than is missing, so even perfect attention and matvecs would not reach it."))
         out.append(text)
     if last["loop_ms"] is not None:

@@ -174,8 +174,10 @@ def free_running_same(data: dict[str, Any], name: str, ref: str = "eager_static"
 
 
 def breakdown(data: dict[str, Any], name: str) -> dict[str, float] | None:
-    """Where one profiled step's GPU time went, in ms: the matvec kernels, attention, everything else, and the idle
-    rest of the median step. Meaningful only for a step whose kernel durations do not overlap (not under PDL)."""
+    """Where one profiled step's time went, in ms: the matvec kernels, attention, everything else, the GPU's idle
+    time and the host's round trip. Idle is the back-to-back step less the busy time, and the round trip is the
+    synchronised step less the back-to-back one; a run without back-to-back timing counts all of the synchronised
+    step's rest as idle (host_ms 0). Meaningful only for a step whose kernel durations do not overlap (not PDL)."""
     rows, s = kernel_rows(data, name), step_summary(data, name)
     if not rows or s is None:
         return None
@@ -183,6 +185,8 @@ def breakdown(data: dict[str, Any], name: str) -> dict[str, float] | None:
     att = sum(k["us"] for k in rows if "attention" in k["name"]) / 1e3
     listed = sum(k["us"] for k in rows) / 1e3
     other = max(0.0, s["busy_ms"] - mv - att)  # the mix lists only the top kernels; busy has them all
+    gpu_ms = s["loop_ms"] if s["loop_ms"] is not None else s["step_ms"]  # the step without the host's round trip
     return {"matvec_ms": mv, "attention_ms": att, "other_ms": other, "listed_ms": listed, "busy_ms": s["busy_ms"],
-            "step_ms": s["step_ms"], "idle_ms": max(0.0, s["step_ms"] - s["busy_ms"]),
+            "step_ms": s["step_ms"], "idle_ms": max(0.0, gpu_ms - s["busy_ms"]),
+            "host_ms": max(0.0, s["step_ms"] - gpu_ms),
             "attention_launches": sum(k["count"] for k in rows if "attention" in k["name"])}
