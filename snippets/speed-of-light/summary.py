@@ -27,9 +27,10 @@ if sms and len(by_rows) > 1 and short and max(by_rows) not in short:  # the miss
     tail = (" Every miss is at " + " and ".join(f"{n:,}" for n in short) + " rows, where the best configuration ranged "
             "from " + "; ".join(f"{min(by_rows[n]) * 100:.0f}% to {max(by_rows[n]) * 100:.0f}%" for n in short)
             + f"; at {max(by_rows):,} rows it ranged from {min(by_rows[max(by_rows)]) * 100:.0f}% to "
-            f"{max(by_rows[max(by_rows)]) * 100:.0f}%. A row belongs to one program, and {short[0]:,} rows over "
-            f"{sms} SMs is {short[0] / sms:.1f} rows an SM: we think the last, partly filled wave of programs is "
-            f"what is missing: the copy splits the same bytes into programs {lo:.1f} to {hi:.1f} times smaller.")
+            f"{max(by_rows[max(by_rows)]) * 100:.0f}%. A row is never split between programs, so {short[0]:,} rows "
+            f"are {short[0] / sms:.1f} rows an SM on {sms} SMs, and the copy's programs there were {lo:.1f} to "
+            f"{hi:.1f} times smaller than the kernel's. With fewer, larger programs the launch's start and its partly "
+            "filled last wave weigh more; that is our guess at the cause, not something this run shows.")
 print(
     f"Over the {len(big)} shapes that move at least 64 MiB, the multi-row kernel's best configuration reached "
     f"{min(share) * 100:.0f}% to {max(share) * 100:.0f}% of a copy that moves the same bytes. It reached 98% at "
