@@ -112,3 +112,20 @@ def test_decode_attention_reads_only_filled_slots(pos, config, dtype, kernel):
     got = da.decode_attention(q, kc, vc, torch.tensor([pos], device=DEVICE), out=out, config=config, work=work)
     assert not torch.isnan(got).any(), "a slot past the position leaked into the result"
     _close(got, ref)
+
+
+def test_decode_attention_with_one_split_is_one_launch(kernel, monkeypatch):
+    da = kernel("decode_attention")
+
+    class NoMerge:  # stands in for the merge kernel: indexing it (a launch) fails the test
+        def __getitem__(self, grid):
+            raise AssertionError("one split has nothing to merge")
+
+    monkeypatch.setattr(da, "_attention_merge_kernel", NoMerge())
+    gen = torch.Generator().manual_seed(5)
+    q = _rand(4, 16, dtype=torch.float32, gen=gen)
+    kc, vc = _rand(2, 32, 16, dtype=torch.float32, gen=gen), _rand(2, 32, 16, dtype=torch.float32, gen=gen)
+    got = da.decode_attention(q, kc, vc, torch.tensor([20], device=DEVICE), config=(16, 1, 4))
+    _close(got, da.decode_attention_ref(q, kc, vc, 20))
+    with pytest.raises(AssertionError, match="nothing to merge"):  # two splits do launch the merge
+        da.decode_attention(q, kc, vc, torch.tensor([20], device=DEVICE), config=(16, 2, 4))
