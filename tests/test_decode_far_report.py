@@ -80,6 +80,8 @@ def test_breakdown_splits_idle_time_from_the_host_round_trip(data):
     b = far_report.breakdown(data, "matvec_fusions")
     assert b["idle_ms"] == pytest.approx(max(0.0, s["loop_ms"] - s["busy_ms"]))  # back to back: the GPU's own gaps
     assert b["host_ms"] == pytest.approx(max(0.0, s["step_ms"] - s["loop_ms"]))  # what synchronising adds
+    assert b["idle_ms"] > 0 and b["host_ms"] > 0  # the fixture has both, so the split is really tested
+    assert b["idle_ms"] + b["host_ms"] == pytest.approx(s["step_ms"] - s["busy_ms"])  # together: all that is not busy
     assert b["matvec_ms"] > 0 and b["attention_launches"] > 0
     d = copy.deepcopy(data)
     for r in d["rounds"]:
