@@ -101,15 +101,3 @@ def test_kernel_family(name, family):
 def test_short_kernel_name():
     assert ic.short_kernel_name("void at::native::f<4, g<h>>(int)") == "at::native::f<…>(int)"
     assert len(ic.short_kernel_name("x" * 100, 20)) == 20
-
-
-def test_dig_and_find_variant():
-    d = {"variants": {"compiled default": {"compile_s": 30.0}, "compiled max_autotune": {"kernels": {"triton": 9}},
-                      "compiled reduce-overhead": {}}}
-    assert ic.dig(d, "x.y", "variants.compiled default.compile_s") == 30.0
-    assert ic.dig(d, "nope", default=-1) == -1
-    assert ic.find_variant(d, "max-autotune") == {"kernels": {"triton": 9}}
-    assert ic.find_variant(d, "default") == {"compile_s": 30.0}
-    listed = [{"name": "reduce-overhead", "a": 1}]
-    assert ic.find_variant(listed, "reduce-overhead") == listed[0]
-    assert ic.find_variant(d, "eager") is None

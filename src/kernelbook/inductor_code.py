@@ -217,31 +217,3 @@ def short_kernel_name(name: str, width: int = 60) -> str:
     s = re.sub(r"<.*>", "<…>", name) if "<" in name else name
     s = re.sub(r"^void ", "", s)
     return s if len(s) <= width else s[: width - 1] + "…"
-
-
-def dig(data: Any, *paths: str, default: Any = None) -> Any:
-    """The value at the first dotted path that exists in nested dicts: dig(d, "a.b", "b") -> d["a"]["b"] or d["b"].
-
-    The page reads other chapters' results through this, so a renamed key shows up as one missing value."""
-    for path in paths:
-        cur = data
-        for part in path.split("."):
-            if not isinstance(cur, dict) or part not in cur:
-                break
-            cur = cur[part]
-        else:
-            return cur
-    return default
-
-
-def find_variant(data: Any, mode: str) -> dict[str, Any] | None:
-    """The entry of a per-variant result whose key names `mode` ("max-autotune" also matches max_autotune)."""
-    table = dig(data, "variants", "by_variant", "modes", default=data)
-    if isinstance(table, list):
-        table = {str(v.get("name", v.get("label", i))): v for i, v in enumerate(table) if isinstance(v, dict)}
-    if not isinstance(table, dict):
-        return None
-    want = mode.replace("_", "-").lower()
-    hits = [v for k, v in table.items() if isinstance(v, dict) and want in str(k).replace("_", "-").lower()
-            and ("no-cudagraphs" in want or "no-cudagraphs" not in str(k).replace("_", "-").lower())]
-    return hits[0] if len(hits) == 1 else None

@@ -23,11 +23,19 @@ from kernelbook.decode.harness import (
     generate,
     make_static_cache,
     prefill,
-    prompt_ids,
     reset_static_cache,
 )
-from kernelbook.decode.measure import CHECK_STEPS, FEED_SEED, ROUNDS, TOL_FACTOR, compare, copy_gbps, one_round
-from kernelbook.decode.model import QWEN25_15B, build_model, cast_params, weight_bytes
+from kernelbook.decode.measure import (
+    CHECK_STEPS,
+    ROUNDS,
+    TOL_FACTOR,
+    compare,
+    copy_gbps,
+    one_round,
+    tolerance,
+    yardstick_model,
+)
+from kernelbook.decode.model import QWEN25_15B, weight_bytes
 from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import matvec, pdl_supported
 from kernelbook.kernels.matvec_pair import qkv_rope, swiglu_pair
@@ -119,7 +127,7 @@ IN_STEP = ("matvec_fusions", "pdl")  # the steps whose attention config is chose
 def tune_attention_in_step(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]],
                            split: tuple = SPLIT) -> dict[str, Any]:
     """Attention's config chosen by the whole step's time: each candidate is captured in the step's graph with the
-    tuned matvecs and the step is replayed at TUNE_POS. Alone, a launch is timed after a finished one; in the step
+    tuned matvecs and the step is replayed at tune_pos(pk). Alone, a launch is timed after a finished one; in the step
     (with PDL above all) its neighbours start while it runs, so the fastest launch alone need not be the fastest
     in the chain."""
     from triton.testing import do_bench
@@ -183,17 +191,7 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
     copy = copy_gbps()
     torch.cuda.empty_cache()
 
-    # the decode chapter's yardstick: eager StaticCache in fp32, then the same weights in bf16
-    model = build_model(fields, dev, torch.float32)
-    prompt = prompt_ids(model.config.vocab_size, dev)
-    feed = torch.randint(0, model.config.vocab_size, (CHECK_STEPS,),
-                         generator=torch.Generator().manual_seed(FEED_SEED)).to(dev)
-    bufs = Buffers.on(dev)
-    cache32 = make_static_cache(model)
-    ref32 = generate(Decoder(model, bufs, V.eager_static(model, cache32, bufs)), prompt, CHECK_STEPS, feed)["logits"]
-    del cache32
-    cast_params(model, torch.bfloat16)
-    torch.cuda.empty_cache()
+    model, prompt, feed, bufs, ref32 = yardstick_model(fields, dev)  # the decode chapter's yardstick, then bf16
     wbytes = weight_bytes(model)
 
     cache = make_static_cache(model)
@@ -223,8 +221,7 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
 
     forced = {n: generate(d, prompt, CHECK_STEPS, feed) for n, d in decs.items()}
     ref = forced["eager_static"]["logits"]
-    yard = compare(ref32, ref, tol=1.0, need_identical=False)
-    tol, band = TOL_FACTOR * yard["rel_err_max"], TOL_FACTOR * yard["max_abs"]
+    yard, tol, band = tolerance(ref32, ref)
     checks = {n: {**compare(ref, f["logits"], tol, variants[n].same_kernels_as_reference, band),
                   "nonfinite": int((~torch.isfinite(f["logits"])).sum())}
               for n, f in forced.items() if n != "eager_static"}

@@ -69,6 +69,31 @@ def compare(ref: torch.Tensor, got: torch.Tensor, tol: float, need_identical: bo
 # --8<-- [end:compare]
 
 
+def yardstick_model(fields: dict[str, Any], dev: torch.device) -> tuple[torch.nn.Module, torch.Tensor, torch.Tensor,
+                                                                        Buffers, torch.Tensor]:
+    """(bf16 model, prompt, feed, buffers, fp32 logits). The model is built in float32 first and eager StaticCache
+    runs teacher-forced on `feed`: those logits are the yardstick, how far bf16 rounding alone moves eager's. Then
+    the same weights are cast to bf16 for every variant."""
+    model = build_model(fields, dev, torch.float32)
+    prompt = prompt_ids(model.config.vocab_size, dev)
+    feed = torch.randint(0, model.config.vocab_size, (CHECK_STEPS,), generator=torch.Generator().manual_seed(FEED_SEED)
+                         ).to(dev)
+    bufs = Buffers.on(dev)
+    cache32 = make_static_cache(model)
+    ref32 = generate(Decoder(model, bufs, V.eager_static(model, cache32, bufs)), prompt, CHECK_STEPS, feed)["logits"]
+    del cache32
+    cast_params(model, torch.bfloat16)
+    torch.cuda.empty_cache()
+    return model, prompt, feed, bufs, ref32
+
+
+def tolerance(ref32: torch.Tensor, ref: torch.Tensor) -> tuple[dict[str, Any], float, float]:
+    """(yardstick, tolerance, band): eager bf16 against eager fp32, and TOL_FACTOR times its largest relative error
+    and its largest logit error, what a variant may add to eager bf16."""
+    yard = compare(ref32, ref, tol=1.0, need_identical=False)
+    return yard, TOL_FACTOR * yard["rel_err_max"], TOL_FACTOR * yard["max_abs"]
+
+
 def first_divergence(ref: dict[str, Any], got: dict[str, Any]) -> dict[str, Any]:
     """Where a free-running variant's greedy tokens first leave the reference's, and how close the call was."""
     for i, (a, b) in enumerate(zip(ref["tokens"], got["tokens"], strict=True)):
@@ -177,17 +202,7 @@ def six_ways(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", names: t
     copy = copy_gbps()
     torch.cuda.empty_cache()  # the 4 GiB of copy buffers
 
-    # float32 yardstick: how far bf16 rounding alone moves eager logits (same weights, cast after)
-    model = build_model(fields, dev, torch.float32)
-    prompt = prompt_ids(model.config.vocab_size, dev)
-    feed = torch.randint(0, model.config.vocab_size, (CHECK_STEPS,), generator=torch.Generator().manual_seed(FEED_SEED)
-                         ).to(dev)
-    bufs = Buffers.on(dev)
-    cache32 = make_static_cache(model)
-    ref32 = generate(Decoder(model, bufs, V.eager_static(model, cache32, bufs)), prompt, CHECK_STEPS, feed)["logits"]
-    del cache32
-    cast_params(model, torch.bfloat16)
-    torch.cuda.empty_cache()
+    model, prompt, feed, bufs, ref32 = yardstick_model(fields, dev)
     wbytes = weight_bytes(model)
 
     cache = make_static_cache(model)
@@ -205,8 +220,7 @@ def six_ways(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", names: t
     # (a) teacher-forced, (b) free-running: before anything is timed
     forced = {n: generate(d, prompt, CHECK_STEPS, feed) for n, d in decs.items()}
     ref = forced["eager_static"]["logits"]
-    yard = compare(ref32, ref, tol=1.0, need_identical=False)
-    tol, band = TOL_FACTOR * yard["rel_err_max"], TOL_FACTOR * yard["max_abs"]
+    yard, tol, band = tolerance(ref32, ref)
     checks = {n: compare(ref, f["logits"], tol, variants[n].same_kernels_as_reference, band)
               for n, f in forced.items()}
     free = {n: generate(d, prompt, CHECK_STEPS) for n, d in decs.items()}

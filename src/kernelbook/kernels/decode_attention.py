@@ -38,9 +38,9 @@ def decode_attention_ref(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.
 
 # --8<-- [start:kernel]
 @triton.jit
-def _attention_partial_kernel(q_ptr, kc_ptr, vc_ptr, pos_ptr, ws_ptr, o_ptr, scale, SLOTS: tl.constexpr,
-                              D: tl.constexpr, GROUP: tl.constexpr, BLOCK_L: tl.constexpr, SPLITS: tl.constexpr,
-                              PDL: tl.constexpr):
+def _attention_kernel(q_ptr, kc_ptr, vc_ptr, pos_ptr, ws_ptr, o_ptr, scale, SLOTS: tl.constexpr,
+                      D: tl.constexpr, GROUP: tl.constexpr, BLOCK_L: tl.constexpr, SPLITS: tl.constexpr,
+                      PDL: tl.constexpr):
     head, split = tl.program_id(0), tl.program_id(1)
     kv = head // GROUP
     d = tl.arange(0, D)
@@ -119,9 +119,9 @@ def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tens
     assert ws.shape == (q_heads, splits, d + 2), "workspace of another config"
     out = torch.empty(q_heads, d, device=q.device, dtype=q.dtype) if out is None else out
     pdl, extra = launch_options(pdl, q.device)
-    _attention_partial_kernel[(q_heads, splits)](q, k_cache, v_cache, pos, ws, out, 1 / math.sqrt(d), SLOTS=slots,
-                                                 D=d, GROUP=q_heads // kv_heads, BLOCK_L=block_l, SPLITS=splits,
-                                                 PDL=pdl, num_warps=warps, **extra)
+    _attention_kernel[(q_heads, splits)](q, k_cache, v_cache, pos, ws, out, 1 / math.sqrt(d), SLOTS=slots,
+                                         D=d, GROUP=q_heads // kv_heads, BLOCK_L=block_l, SPLITS=splits,
+                                         PDL=pdl, num_warps=warps, **extra)
     if splits > 1:
         _attention_merge_kernel[(q_heads,)](ws, out, D=d, SPLITS=splits, PDL=pdl, num_warps=4, **extra)
     return out
