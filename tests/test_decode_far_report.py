@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import runpy
 import statistics
 from pathlib import Path
 
@@ -88,3 +89,25 @@ def test_breakdown_splits_idle_time_from_the_host_round_trip(data):
         r["variants"]["matvec_fusions"].pop("loop_ms")
     old = far_report.breakdown(d, "matvec_fusions")  # a run without back-to-back timing: all of the rest is idle
     assert old["host_ms"] == 0 and old["idle_ms"] == pytest.approx(max(0.0, s["step_ms"] - s["busy_ms"]))
+
+
+def _reading(capsys) -> str:
+    """What the page's reading snippet prints against the results KERNELBOOK_RESULTS points at."""
+    runpy.run_path(str(Path(__file__).parents[1] / "snippets" / "decode-far" / "reading.py"), run_name="__main__")
+    return capsys.readouterr().out
+
+
+def test_reading_states_the_kernel_counts_the_pdl_step_had(fixture_results, capsys):
+    """The PDL sentence says "the same kernels" only when the counts match; attention tuned inside each step can
+    pick a split config (one merge launch a layer more) for one step and not the other."""
+    assert "with the same 146 kernels" in _reading(capsys)
+    path = fixture_results / "nvidia-h200" / "decode.far.json"
+    rec = json.loads(path.read_text())
+    for r in rec["data"]["rounds"]:
+        r["variants"]["pdl"]["kernels"] += 28
+    rec["data"]["attention_in_step"]["pdl"]["best"] = [16, 32, 2]
+    path.write_text(json.dumps(rec))
+    out = _reading(capsys)
+    assert "with the same" not in out
+    assert "with 174 kernels against 146 (tuned inside each step, attention took 16 × 32 × 2 here and 32 × 16 × 4" \
+        in out

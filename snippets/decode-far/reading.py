@@ -90,12 +90,21 @@ if "pdl" in prev and prev["pdl"]["prev"]:
         out.append("- **Programmatic dependent launch** needs compute capability 9.0 or later; this GPU ran the same "
                    "kernels without it, so the last step repeats the one before.")
     else:
+        p = prev[x["prev"]]
+        att = {n: t["best"] for n, t in d.get("attention_in_step", {}).items()}
+        if x["kernels"] == p["kernels"]:
+            count = f"with the same {page.num(x['kernels'], 0)} kernels"
+        else:  # attention was tuned inside each step, and the two steps chose different configs
+            count = (f"with {page.num(x['kernels'], 0)} kernels against {page.num(p['kernels'], 0)}"
+                     + (f" (tuned inside each step, attention took {' × '.join(map(str, att['pdl']))} here and "
+                        f"{' × '.join(map(str, att[p['name']]))} before: splits above one add a merge launch)"
+                        if "pdl" in att and p["name"] in att else ""))
         out.append(
             "- **Programmatic dependent launch** "
             + (f"saved {page.num(x['saved_ms'], 3)} ms ({page.pct(x['saved_share'], 1)}), "
                if x["saved_ms"] > 0 else f"cost {page.num(-x['saved_ms'], 3)} ms, ")
-            + f"with the same {page.num(x['kernels'], 0)} kernels: each matvec now loads its first weights while the "
-            "kernel ahead of it finishes, which hides part of each hand-off but none of the bytes.")
+            + f"{count}: each matvec now loads its first weights while the kernel ahead of it finishes, which hides "
+            "part of each hand-off but none of the bytes.")
 
 # 5. the goal
 if last is None:
