@@ -105,9 +105,23 @@ def test_reading_states_the_kernel_counts_the_pdl_step_had(fixture_results, caps
     rec = json.loads(path.read_text())
     for r in rec["data"]["rounds"]:
         r["variants"]["pdl"]["kernels"] += 28
-    rec["data"]["attention_in_step"]["pdl"]["best"] = [16, 32, 2]
+    rec["data"]["in_step"]["pdl"]["configs"]["attention"] = [16, 32, 2]
     path.write_text(json.dumps(rec))
     out = _reading(capsys)
     assert "with the same" not in out
     assert "with 174 kernels against 146 (tuned inside each step, attention took 16 × 32 × 2 here and 32 × 16 × 4" \
         in out
+
+
+def test_in_step_rows_follow_the_retuning(data):
+    rows = far_report.in_step_rows(data)
+    for step, t in data["in_step"].items():
+        mine = [r for r in rows if r["step"] == step]
+        assert [r["site"] for r in mine] == list(t["sites"])  # attention first, then launch order
+        assert [r["best"] for r in mine] == [t["configs"][r["site"]] for r in mine]  # the chosen configs are kept
+        assert all(r["best_us"] <= r["alone_us"] for r in mine if r["alone_us"] is not None)  # never worse
+        start, end = far_report.in_step_gain(data, step)
+        assert start == mine[0]["alone_us"] and end == mine[-1]["best_us"] and end <= start
+    changed = [r for r in rows if r["best"] != r["alone"]]
+    assert changed and {r["site"] for r in changed} >= {"o", "down"}  # the fixture's PDL step moves two matvecs
+    assert far_report.in_step_gain({"in_step": {}}, "pdl") is None

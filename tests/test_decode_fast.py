@@ -71,5 +71,8 @@ def test_far_dry_run_on_the_tiny_model():
     assert all(data["rounds"][0]["variants"][n]["step_ms"] > 0 for n in data["names"])
     assert all(data["rounds"][0]["variants"][n]["loop_ms"] > 0 for n in data["names"])
     assert set(data["configs"]) == set(fast.SITES)
-    for step, t in data["attention_in_step"].items():  # each candidate timed inside the whole step
-        assert step in fast.STEPS and len(t["candidates"]) == 2 and t["step_us"] > 0
+    for step, t in data["in_step"].items():  # every site tuned again inside the whole step
+        assert step in fast.STEPS and set(t["configs"]) == set(fast.SITES)
+        assert list(t["sites"]) == ["attention", "qkv_rope", "o", "swiglu", "down", "lm_head"]
+        assert len(t["sites"]["attention"]["candidates"]) == 2 and len(t["sites"]["o"]["candidates"]) == 2
+        assert all(c["step_us"] > 0 for s in t["sites"].values() for c in s["candidates"])

@@ -91,7 +91,7 @@ if "pdl" in prev and prev["pdl"]["prev"]:
                    "kernels without it, so the last step repeats the one before.")
     else:
         p = prev[x["prev"]]
-        att = {n: t["best"] for n, t in d.get("attention_in_step", {}).items()}
+        att = {n: t["configs"]["attention"] for n, t in d.get("in_step", {}).items()}
         if x["kernels"] == p["kernels"]:
             count = f"with the same {page.num(x['kernels'], 0)} kernels"
         else:  # attention was tuned inside each step, and the two steps chose different configs

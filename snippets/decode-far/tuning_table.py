@@ -39,11 +39,19 @@ print(
     + (f"; a matvec only reads, which is why {', '.join(f'`{s}`' for s in over)} can pass 100%." if over else ".")
     + (f" Tuning all sites took {page.num(d['tune_s'], 0)} s." if "tune_s" in d else "")
 )
-site_att = d.get("tuning", {}).get("attention", {}).get("best")
-for step, t in d.get("attention_in_step", {}).items():  # attention tuned again inside the whole step
-    site_us = next((c["step_us"] for c in t["candidates"] if c["config"] == site_att), None)
-    print(f"\n\nInside “{d['labels'][step]}”, attention was tuned again with the whole step replayed: "
-          f"{' × '.join(map(str, t['best']))} gave {page.num(t['step_us'], 1)} µs per step"
-          + (" (the site's own choice)." if t["best"] == site_att else
-             f", against {page.num(site_us, 1)} µs with the site's choice." if site_us else "."))
+retuned = far_report.in_step_rows(d)  # every site tuned again inside each fused step
+if retuned:
+    print("\n\nTuned again inside the step, one site at a time (attention first, then in launch order), each "
+          "candidate captured in the whole step and the step replayed:\n")
+    print(page.table(
+        ["step", "site", "config alone", "config in the step", "µs / step, config alone", "µs / step, chosen"],
+        [[d["labels"][x["step"]], f"`{x['site']}`", " × ".join(map(str, x["alone"])),
+          " × ".join(map(str, x["best"])) + ("" if x["best"] != x["alone"] else " (same)"),
+          "—" if x["alone_us"] is None else page.num(x["alone_us"], 1), page.num(x["best_us"], 1)] for x in retuned],
+        align="llllrr", name="decode-far-in-step"))
+    for step in d.get("in_step", {}):
+        start, end = far_report.in_step_gain(d, step)
+        if start is not None:
+            print(f"\nInside “{d['labels'][step]}”, every site at its config alone gave {page.num(start, 1)} µs per "
+                  f"step; retuned inside the step, {page.num(end, 1)} µs ({page.pct((start - end) / start, 1)} less).")
 print(page.provenance(r))

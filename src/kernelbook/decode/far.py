@@ -1,11 +1,11 @@
 """The decode.far experiment: how far a batch-1 decode step goes, one change at a time, on the decode chapter's model.
 
 In order: (1) the matvec kernels are tuned on this GPU, each site over all 28 layers' real weights in one CUDA
-graph, so the weights come from memory and not from L2, and for the fused steps attention is tuned again inside the
-whole step; (2) the plain static-cache graph (Hugging Face's step,
-captured by hand) and every step of fast.STEPS are built, each captured in one CUDA graph; (3) every one is checked
-teacher-forced against eager StaticCache with the decode chapter's tolerance (three times bf16's own distance from
-fp32) before anything is timed; (4) interleaved rounds time each step as the decode chapter does.
+graph, so the weights come from memory and not from L2, and for the fused steps every site is tuned again inside
+the whole step; (2) the plain static-cache graph (Hugging Face's step, captured by hand) and every step of
+fast.STEPS are built, each captured in one CUDA graph; (3) every one is checked teacher-forced against eager
+StaticCache with the decode chapter's tolerance (three times bf16's own distance from fp32) before anything is
+timed; (4) interleaved rounds time each step as the decode chapter does.
 """
 
 from __future__ import annotations
@@ -121,27 +121,41 @@ def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple =
     return out
 
 
-IN_STEP = ("matvec_fusions", "pdl")  # the steps whose attention config is chosen inside the whole step
+IN_STEP = ("matvec_fusions", "pdl")  # the steps whose configs are chosen again inside the whole step
+STEP_SITES = ("attention", "qkv_rope", "o", "swiglu", "down", "lm_head")  # what they launch, in the order retuned
+TOP = 4  # a matvec site's configs tried again inside the step: its fastest alone
 
 
-def tune_attention_in_step(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]],
-                           split: tuple = SPLIT) -> dict[str, Any]:
-    """Attention's config chosen by the whole step's time: each candidate is captured in the step's graph with the
-    tuned matvecs and the step is replayed at tune_pos(pk). Alone, a launch is timed after a finished one; in the step
-    (with PDL above all) its neighbours start while it runs, so the fastest launch alone need not be the fastest
-    in the chain."""
+def step_us(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]]) -> float:
+    """µs per replay of `step` built with `configs`, captured in one CUDA graph, at the position bufs.pos holds."""
     from triton.testing import do_bench
 
-    rows = []
+    fn = fast.make_step(pk, bufs, step, configs)
+    graph, _ = V.capture(fn)
+    us = do_bench(graph.replay, warmup=5, rep=TUNE_REP_MS, return_mode="median") * 1e3
+    del graph, fn  # the graph first: it writes into the step's buffers
+    return us
+
+
+def tune_in_step(pk: fast.Packed, bufs: Buffers, step: str, tuning: dict[str, Any], split: tuple = SPLIT,
+                 top: int = TOP) -> dict[str, Any]:
+    """The fused step's configs chosen by the whole step's time, one site at a time, attention first: each of the
+    site's candidates (attention: every config in `split`; a matvec site: its `top` fastest alone) is captured in
+    the step with every other site at its current choice and the step is replayed at tune_pos(pk); the fastest
+    stays. Alone, a launch is timed after a finished one; in the step (with PDL above all) its neighbours start
+    while it runs, so the fastest launch alone need not be the fastest in the chain."""
+    chosen = {s: tuple(t["best"]) for s, t in tuning.items()}
+    sites = {}
     bufs.pos.fill_(tune_pos(pk))
-    for cfg in split:
-        fn = fast.make_step(pk, bufs, step, {**configs, "attention": cfg})
-        graph, _ = V.capture(fn)
-        ms = do_bench(graph.replay, warmup=5, rep=TUNE_REP_MS, return_mode="median")
-        rows.append({"config": list(cfg), "step_us": ms * 1e3})
-        del graph, fn  # the graph first: it writes into the step's buffers
-    best = min(rows, key=lambda r: r["step_us"])
-    return {"best": best["config"], "step_us": best["step_us"], "candidates": rows}
+    for site in STEP_SITES:
+        alone = sorted(tuning[site]["candidates"], key=lambda c: c["us"])
+        cands = split if site == "attention" else [tuple(c["config"]) for c in alone[:top]]
+        rows = [{"config": list(c), "step_us": step_us(pk, bufs, step, {**chosen, site: c})} for c in cands]
+        best = min(rows, key=lambda r: r["step_us"])
+        chosen[site] = tuple(best["config"])
+        sites[site] = {"alone": list(tuning[site]["best"]), "best": best["config"], "step_us": best["step_us"],
+                       "candidates": rows}
+    return {"configs": {s: list(c) for s, c in chosen.items()}, "sites": sites}
 # --8<-- [end:tune]
 
 
@@ -200,8 +214,8 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
     t0 = time.perf_counter()
     tuning = tune(pk, wide, deep, split)
     configs = {s: tuple(t["best"]) for s, t in tuning.items()}
-    in_step = {n: tune_attention_in_step(pk, bufs, n, configs, split) for n in IN_STEP}
-    step_configs = {n: {**configs, "attention": tuple(t["best"])} for n, t in in_step.items()}
+    in_step = {n: tune_in_step(pk, bufs, n, tuning, split) for n in IN_STEP}
+    step_configs = {n: {s: tuple(c) for s, c in t["configs"].items()} for n, t in in_step.items()}
     tune_s = time.perf_counter() - t0
 
     variants: dict[str, V.Variant] = {"eager_static": V.eager_static(model, cache, bufs)}
@@ -244,7 +258,7 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
         "weight_bytes": wbytes, "copy": copy, "floor_ms": wbytes / (copy["gbps"] * 1e9) * 1e3,
         "prompt_len": prompt.shape[1], "check_steps": CHECK_STEPS, "rounds_n": rounds_n,
         "tuning": tuning, "tune_s": tune_s, "configs": {s: list(c) for s, c in configs.items()},
-        "attention_in_step": in_step,
+        "in_step": in_step,
         "capability": list(torch.cuda.get_device_capability(dev)), "pdl_used": pdl_supported(dev),
         "yardstick_fp32": yard, "tolerance": tol, "band": band, "tol_factor": TOL_FACTOR,
         "teacher_forced": checks, "free_running": free,

@@ -121,6 +121,24 @@ def tuning_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def in_step_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per fused step and site retuned inside it, in the order retuned: the site's config alone and in the step,
+    and µs per step with each (the sites retuned before it already at their new config)."""
+    rows = []
+    for step, t in data.get("in_step", {}).items():
+        for site, s in t["sites"].items():
+            alone_us = next((c["step_us"] for c in s["candidates"] if c["config"] == s["alone"]), None)
+            rows.append({"step": step, "site": site, "alone": s["alone"], "best": s["best"], "alone_us": alone_us,
+                         "best_us": s["step_us"], "candidates": len(s["candidates"])})
+    return rows
+
+
+def in_step_gain(data: dict[str, Any], step: str) -> tuple[float | None, float] | None:
+    """(µs per step with every site at its config alone, µs per step with every site retuned), or None."""
+    rows = [r for r in in_step_rows(data) if r["step"] == step]
+    return (rows[0]["alone_us"], rows[-1]["best_us"]) if rows else None
+
+
 def short_kernel_name(name: str) -> str:
     """'void at::native::(anonymous namespace)::indexSelectSmallIndex<...>(...)' -> 'indexSelectSmallIndex'."""
     s = name.removeprefix("void ").replace("(anonymous namespace)::", "")
