@@ -126,24 +126,37 @@ STEP_SITES = ("attention", "qkv_rope", "o", "swiglu", "down", "lm_head")  # what
 TOP = 4  # a matvec site's configs tried again inside the step: its fastest alone
 
 
-def step_us(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]]) -> float:
-    """µs per replay of `step` built with `configs`, captured in one CUDA graph, at the position bufs.pos holds."""
-    from triton.testing import do_bench
+BACK_TO_BACK = 10  # replays per timing in step_us, as a generation loop runs them
 
+
+def step_us(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]]) -> float:
+    """µs per replay of `step` built with `configs`, captured in one CUDA graph, at the position bufs.pos holds:
+    the median of three timings of BACK_TO_BACK replays in a row, with nothing between them, as the back-to-back
+    loop runs the steps (no L2 flush or host wait between replays, unlike do_bench)."""
     fn = fast.make_step(pk, bufs, step, configs)
     graph, _ = V.capture(fn)
-    us = do_bench(graph.replay, warmup=5, rep=TUNE_REP_MS, return_mode="median") * 1e3
+    for _ in range(3):
+        graph.replay()
+    times = []
+    for _ in range(3):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(BACK_TO_BACK):
+            graph.replay()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) * 1e3 / BACK_TO_BACK)
     del graph, fn  # the graph first: it writes into the step's buffers
-    return us
+    return sorted(times)[1]
 
 
 def tune_in_step(pk: fast.Packed, bufs: Buffers, step: str, tuning: dict[str, Any], split: tuple = SPLIT,
                  top: int = TOP) -> dict[str, Any]:
     """The fused step's configs chosen by the whole step's time, one site at a time, attention first: each of the
     site's candidates (attention: every config in `split`; a matvec site: its `top` fastest alone) is captured in
-    the step with every other site at its current choice and the step is replayed at tune_pos(pk); the fastest
-    stays. Alone, a launch is timed after a finished one; in the step (with PDL above all) its neighbours start
-    while it runs, so the fastest launch alone need not be the fastest in the chain."""
+    the step with every other site at its current choice and the step is replayed back to back at tune_pos(pk);
+    the fastest stays. Alone, a launch is timed after a finished one; in the step (with PDL above all) its
+    neighbours start while it runs, so the fastest launch alone need not be the fastest in the chain."""
     chosen = {s: tuple(t["best"]) for s, t in tuning.items()}
     sites = {}
     bufs.pos.fill_(tune_pos(pk))
@@ -258,7 +271,7 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
         "weight_bytes": wbytes, "copy": copy, "floor_ms": wbytes / (copy["gbps"] * 1e9) * 1e3,
         "prompt_len": prompt.shape[1], "check_steps": CHECK_STEPS, "rounds_n": rounds_n,
         "tuning": tuning, "tune_s": tune_s, "configs": {s: list(c) for s, c in configs.items()},
-        "in_step": in_step,
+        "in_step": in_step, "in_step_back_to_back": BACK_TO_BACK,
         "capability": list(torch.cuda.get_device_capability(dev)), "pdl_used": pdl_supported(dev),
         "yardstick_fp32": yard, "tolerance": tol, "band": band, "tol_factor": TOL_FACTOR,
         "teacher_forced": checks, "free_running": free,
