@@ -89,6 +89,16 @@ def test_breakdown_splits_idle_time_from_the_host_round_trip(data):
         r["variants"]["matvec_fusions"].pop("loop_ms")
     old = far_report.breakdown(d, "matvec_fusions")  # a run without back-to-back timing: all of the rest is idle
     assert old["host_ms"] == 0 and old["idle_ms"] == pytest.approx(max(0.0, s["step_ms"] - s["busy_ms"]))
+    assert b["busy_over_ms"] == 0  # the fixture's loop is longer than its busy time
+
+
+def test_breakdown_when_the_profiled_kernels_outlast_the_loop(data):
+    d = copy.deepcopy(data)
+    busy = far_report.step_summary(d, "matvec_fusions")["busy_ms"]
+    for r in d["rounds"]:
+        r["variants"]["matvec_fusions"]["loop_ms"] = busy - 0.05  # back to back faster than the profiled kernels
+    b = far_report.breakdown(d, "matvec_fusions")
+    assert b["idle_ms"] == 0 and b["busy_over_ms"] == pytest.approx(0.05)
 
 
 def _reading(capsys) -> str:

@@ -76,9 +76,11 @@ if fused:
         f"{page.pct(ws['share_of_copy'])} of the copy. Attention took {page.num(b['attention_ms'], 3)} ms in "
         f"{b['attention_launches']} launches ({page.num(each, 1)} µs each){reads}. Everything else took "
         f"{page.num(b['other_ms'], 3)} ms"
-        + (f"; run back to back, the GPU sat idle for {page.num(b['idle_ms'], 3)} ms, and the synchronised step "
-           f"spent {page.num(b['host_ms'], 3)} ms more on the round trip to the host. " if far_report.has_loop(d) else
-           f", and the GPU sat idle for {page.num(b['idle_ms'], 3)} ms. ")
+        + ((f"; run back to back, the GPU sat idle for {page.num(b['idle_ms'], 3)} ms" if not b["busy_over_ms"] else
+            f"; the whole step run back to back took {page.num(b['busy_over_ms'], 3)} ms less than its profiled "
+            "kernels add up to (the one profiled, synchronised step ran them slower), so no idle time shows")
+           + f", and the synchronised step spent {page.num(b['host_ms'], 3)} ms more on the round trip to the host. "
+           if far_report.has_loop(d) else f", and the GPU sat idle for {page.num(b['idle_ms'], 3)} ms. ")
         + f"Against the {page.num(d['floor_ms'], 3)} ms floor, the matvecs lose "
         f"{page.num(b['matvec_ms'] - d['floor_ms'], 3)} ms; attention and the rest add "
         f"{page.num(b['attention_ms'] + b['idle_ms'] + b['host_ms'], 3)} ms more.")

@@ -195,7 +195,9 @@ def breakdown(data: dict[str, Any], name: str) -> dict[str, float] | None:
     """Where one profiled step's time went, in ms: the matvec kernels, attention, everything else, the GPU's idle
     time and the host's round trip. Idle is the back-to-back step less the busy time, and the round trip is the
     synchronised step less the back-to-back one; a run without back-to-back timing counts all of the synchronised
-    step's rest as idle (host_ms 0). Meaningful only for a step whose kernel durations do not overlap (not PDL)."""
+    step's rest as idle (host_ms 0). When the profiled kernels add up to more than the back-to-back step (the one
+    profiled, synchronised step ran them slower than the loop does), idle is 0 and busy_over_ms says by how much.
+    Meaningful only for a step whose kernel durations do not overlap (not PDL)."""
     rows, s = kernel_rows(data, name), step_summary(data, name)
     if not rows or s is None:
         return None
@@ -206,5 +208,6 @@ def breakdown(data: dict[str, Any], name: str) -> dict[str, float] | None:
     gpu_ms = s["loop_ms"] if s["loop_ms"] is not None else s["step_ms"]  # the step without the host's round trip
     return {"matvec_ms": mv, "attention_ms": att, "other_ms": other, "listed_ms": listed, "busy_ms": s["busy_ms"],
             "step_ms": s["step_ms"], "idle_ms": max(0.0, gpu_ms - s["busy_ms"]),
+            "busy_over_ms": max(0.0, s["busy_ms"] - gpu_ms),
             "host_ms": max(0.0, s["step_ms"] - gpu_ms),
             "attention_launches": sum(k["count"] for k in rows if "attention" in k["name"])}
