@@ -73,6 +73,18 @@ def test_far_dry_run_on_the_tiny_model():
     assert set(data["configs"]) == set(fast.SITES)
     for step, t in data["in_step"].items():  # every site tuned again inside the whole step
         assert step in fast.STEPS and set(t["configs"]) == set(fast.SITES)
+        assert t["positions"][0] == data["prompt_len"] < t["positions"][1]  # the first and last timed positions
         assert list(t["sites"]) == ["attention", "qkv_rope", "o", "swiglu", "down", "lm_head"]
         assert len(t["sites"]["attention"]["candidates"]) == 2 and len(t["sites"]["o"]["candidates"]) == 2
         assert all(c["step_us"] > 0 for s in t["sites"].values() for c in s["candidates"])
+
+
+def test_tune_positions_span_the_timed_steps_within_the_cache():
+    from types import SimpleNamespace
+
+    from kernelbook.decode.far import tune_positions
+    from kernelbook.decode.measure import TIMED_STEPS, WARM_STEPS
+
+    small, large = SimpleNamespace(cos=torch.zeros(16, 8)), SimpleNamespace(cos=torch.zeros(512, 8))  # slots, D
+    assert tune_positions(small, 5) == (5, 15)  # the last timed position is past a 16-slot cache: its last slot
+    assert tune_positions(large, 43) == (43, 43 + WARM_STEPS + TIMED_STEPS)

@@ -42,9 +42,12 @@ print(
 retuned = far_report.in_step_rows(d)  # every site tuned again inside each fused step
 if retuned:
     reps = d.get("in_step_back_to_back")
+    at = next(iter(d["in_step"].values())).get("positions")
     print("\n\nTuned again inside the step, one site at a time (attention first, then in launch order), each "
-          "candidate captured in the whole step and the step replayed "
-          + (f"{reps} times back to back (the median of three such runs, per replay)" if reps else "") + ":\n")
+          "candidate captured in the whole step and the step replayed"
+          + (f" {reps} times back to back (the median of three such runs, per replay)" if reps else "")
+          + (f", at positions {' and '.join(map(str, at))}, the first and last the steps are timed at, and "
+             "averaged" if at else "") + ":\n")
     print(page.table(
         ["step", "site", "config alone", "config in the step", "µs / step, config alone", "µs / step, chosen"],
         [[d["labels"][x["step"]], f"`{x['site']}`", " × ".join(map(str, x["alone"])),

@@ -28,7 +28,9 @@ from kernelbook.decode.harness import (
 from kernelbook.decode.measure import (
     CHECK_STEPS,
     ROUNDS,
+    TIMED_STEPS,
     TOL_FACTOR,
+    WARM_STEPS,
     compare,
     copy_gbps,
     one_round,
@@ -129,46 +131,59 @@ TOP = 4  # a matvec site's configs tried again inside the step: its fastest alon
 BACK_TO_BACK = 10  # replays per timing in step_us, as a generation loop runs them
 
 
-def step_us(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]]) -> float:
-    """µs per replay of `step` built with `configs`, captured in one CUDA graph, at the position bufs.pos holds:
+def tune_positions(pk: fast.Packed, prompt_len: int) -> tuple[int, int]:
+    """The first and the last position the steps are timed at (after the prompt, the warm-up and timed steps),
+    within the cache. The fused steps are tuned at both: attention's cost grows with the filled slots, and a config
+    tuned at one position can lose at the other."""
+    last = pk.cos.shape[0] - 1
+    return min(prompt_len, last), min(prompt_len + WARM_STEPS + TIMED_STEPS, last)
+
+
+def step_us(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]],
+            positions: tuple[int, ...]) -> float:
+    """µs per replay of `step` built with `configs`, captured in one CUDA graph, averaged over `positions`: at each,
     the median of three timings of BACK_TO_BACK replays in a row, with nothing between them, as the back-to-back
     loop runs the steps (no L2 flush or host wait between replays, unlike do_bench)."""
     fn = fast.make_step(pk, bufs, step, configs)
     graph, _ = V.capture(fn)
-    for _ in range(3):
-        graph.replay()
-    times = []
-    for _ in range(3):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(BACK_TO_BACK):
+    per_pos = []
+    for pos in positions:
+        bufs.pos.fill_(pos)
+        for _ in range(3):
             graph.replay()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1e3 / BACK_TO_BACK)
+        times = []
+        for _ in range(3):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            for _ in range(BACK_TO_BACK):
+                graph.replay()
+            b.record()
+            b.synchronize()
+            times.append(a.elapsed_time(b) * 1e3 / BACK_TO_BACK)
+        per_pos.append(sorted(times)[1])
     del graph, fn  # the graph first: it writes into the step's buffers
-    return sorted(times)[1]
+    return sum(per_pos) / len(per_pos)
 
 
-def tune_in_step(pk: fast.Packed, bufs: Buffers, step: str, tuning: dict[str, Any], split: tuple = SPLIT,
-                 top: int = TOP) -> dict[str, Any]:
+def tune_in_step(pk: fast.Packed, bufs: Buffers, step: str, tuning: dict[str, Any], positions: tuple[int, ...],
+                 split: tuple = SPLIT, top: int = TOP) -> dict[str, Any]:
     """The fused step's configs chosen by the whole step's time, one site at a time, attention first: each of the
     site's candidates (attention: every config in `split`; a matvec site: its `top` fastest alone) is captured in
-    the step with every other site at its current choice and the step is replayed back to back at tune_pos(pk);
+    the step with every other site at its current choice and the step is replayed back to back at `positions`;
     the fastest stays. Alone, a launch is timed after a finished one; in the step (with PDL above all) its
     neighbours start while it runs, so the fastest launch alone need not be the fastest in the chain."""
     chosen = {s: tuple(t["best"]) for s, t in tuning.items()}
     sites = {}
-    bufs.pos.fill_(tune_pos(pk))
     for site in STEP_SITES:
         alone = sorted(tuning[site]["candidates"], key=lambda c: c["us"])
         cands = split if site == "attention" else [tuple(c["config"]) for c in alone[:top]]
-        rows = [{"config": list(c), "step_us": step_us(pk, bufs, step, {**chosen, site: c})} for c in cands]
+        rows = [{"config": list(c), "step_us": step_us(pk, bufs, step, {**chosen, site: c}, positions)}
+                for c in cands]
         best = min(rows, key=lambda r: r["step_us"])
         chosen[site] = tuple(best["config"])
         sites[site] = {"alone": list(tuning[site]["best"]), "best": best["config"], "step_us": best["step_us"],
                        "candidates": rows}
-    return {"configs": {s: list(c) for s, c in chosen.items()}, "sites": sites}
+    return {"configs": {s: list(c) for s, c in chosen.items()}, "sites": sites, "positions": list(positions)}
 # --8<-- [end:tune]
 
 
@@ -227,7 +242,8 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
     t0 = time.perf_counter()
     tuning = tune(pk, wide, deep, split)
     configs = {s: tuple(t["best"]) for s, t in tuning.items()}
-    in_step = {n: tune_in_step(pk, bufs, n, tuning, split) for n in IN_STEP}
+    positions = tune_positions(pk, prompt.shape[1])
+    in_step = {n: tune_in_step(pk, bufs, n, tuning, positions, split) for n in IN_STEP}
     step_configs = {n: {s: tuple(c) for s, c in t["configs"].items()} for n, t in in_step.items()}
     tune_s = time.perf_counter() - t0
 
