@@ -45,15 +45,16 @@ if retuned:
     at = next(iter(d["in_step"].values())).get("positions")
     print("\n\nTuned again inside the step, one site at a time (attention first, then in launch order), each "
           "candidate captured in the whole step and the step replayed"
-          + (f" {reps} times back to back (the median of three such runs, per replay)" if reps else "")
+          + (f" {reps} times back to back" if reps else "")
           + (f", at positions {' and '.join(map(str, at))}, the first and last the steps are timed at, and "
              "averaged" if at else "") + ":\n")
     print(page.table(
-        ["step", "site", "config alone", "config in the step", "µs / step, config alone", "µs / step, chosen"],
-        [[d["labels"][x["step"]], f"`{x['site']}`", " × ".join(map(str, x["alone"])),
+        ["step", "site", "configs tried", "config alone", "config in the step", "µs / step, config alone",
+         "µs / step, chosen"],
+        [[d["labels"][x["step"]], f"`{x['site']}`", x["candidates"], " × ".join(map(str, x["alone"])),
           " × ".join(map(str, x["best"])) + ("" if x["best"] != x["alone"] else " (same)"),
           "—" if x["alone_us"] is None else page.num(x["alone_us"], 1), page.num(x["best_us"], 1)] for x in retuned],
-        align="llllrr", name="decode-far-in-step"))
+        align="llrllrr", name="decode-far-in-step"))
     for step in d.get("in_step", {}):
         start, end = far_report.in_step_gain(d, step)
         if start is not None:
