@@ -136,3 +136,24 @@ def test_in_step_rows_follow_the_retuning(data):
     changed = [r for r in rows if r["best"] != r["alone"]]
     assert changed and {r["site"] for r in changed} >= {"o", "down"}  # the fixture's PDL step moves two matvecs
     assert far_report.in_step_gain({"in_step": {}}, "pdl") is None
+
+
+def test_launch_cost_rows_put_each_call_against_its_bytes_at_copy_speed(data):
+    rows = far_report.launch_cost_rows(data)
+    lc, gbps = data["launch_costs"], data["copy"]["gbps"]
+    assert [r["call"] for r in rows] == list(lc["calls"])
+    by = {r["call"]: r for r in rows}
+    assert by["swiglu"]["copy_us"] == pytest.approx(by["swiglu"]["bytes"] / (gbps * 1e3))
+    assert by["swiglu"]["share"] == pytest.approx(by["swiglu"]["copy_us"] / 15.5)
+    assert by["attention"]["share"] is None and by["attention"]["bytes"] == 0  # reads keys and values, no weights
+    assert by["lm_head"]["per"] == "step" and by["lm_head"]["total_us"] == pytest.approx(110.0)
+    assert by["down"]["total_us"] == pytest.approx(7.5 * 28)
+    assert far_report.launch_cost_rows({"copy": data["copy"]}) == []
+
+
+def test_launch_costs_snippet_sums_the_calls(fixture_results, capsys):
+    runpy.run_path(str(Path(__file__).parents[1] / "snippets" / "decode-far" / "launch_costs.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    # 28 x (3 + 5 + 2 + 15.5 + 7.5) + 110 = 1034 of the fixture's 1080 µs
+    assert "add up to 1,034.0 µs; the rest is what no single call owns" in out
+    assert "the MLP's two calls cost 23.0 µs" in out and "QKV, attention and the output projection cost 10.0 µs" in out

@@ -46,6 +46,26 @@ def test_step_matches_eager(setup, step):
     assert got["tokens"] == ref["tokens"]
 
 
+def test_fused_step_leaves_out_the_calls_it_is_told_to(setup, monkeypatch):
+    """launch_costs times the step without one call: that call, and only it, must be gone."""
+    model, prompt, feed, bufs, cache, ref, pk = setup
+    seen: list[str] = []
+    for name in ("qkv_rope", "decode_attention", "matvec", "swiglu_pair"):
+        real = getattr(fast, name)
+        monkeypatch.setattr(fast, name, lambda *a, _f=real, _n=name, **k: (seen.append(_n), _f(*a, **k))[1])
+    cfg = {**{s: (8, 32, 4) for s in fast.SITES}, "attention": (4, 4, 4)}
+    for skip, gone in (((), None), (("attention",), "decode_attention"), (("lm_head",), None)):
+        seen.clear()
+        fast.fused_step(pk, bufs, cfg, pdl=False, skip=skip)()
+        layers = len(pk.layers)
+        want = {"qkv_rope": layers, "decode_attention": layers, "swiglu_pair": layers,
+                "matvec": 2 * layers + ("lm_head" not in skip)}
+        if gone:
+            want[gone] = 0
+        assert {n: seen.count(n) for n in want} == want, skip
+    assert fast.FUSED_CALLS == ("qkv_rope", "attention", "o", "swiglu", "down", "lm_head")
+
+
 def test_pack_stacks_weights_and_points_at_the_cache(setup):
     model, *_, cache, _, pk = setup
     attn = model.model.layers[1].self_attn

@@ -10,6 +10,7 @@ timed; (4) interleaved rounds time each step as the decode chapter does.
 
 from __future__ import annotations
 
+import statistics
 import time
 from typing import Any
 
@@ -126,8 +127,6 @@ def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple =
 IN_STEP = ("matvec_fusions", "pdl")  # the steps whose configs are chosen again inside the whole step
 STEP_SITES = ("attention", "qkv_rope", "o", "swiglu", "down", "lm_head")  # what they launch, in the order retuned
 TOP = 4  # a matvec site's configs tried again inside the step: its fastest alone
-
-
 BACK_TO_BACK = 10  # replays per timing in step_us, as a generation loop runs them
 
 
@@ -140,11 +139,12 @@ def tune_positions(pk: fast.Packed, prompt_len: int) -> tuple[int, int]:
 
 
 def step_us(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]],
-            positions: tuple[int, ...]) -> float:
-    """µs per replay of `step` built with `configs`, captured in one CUDA graph, averaged over `positions`: at each,
-    the median of three timings of BACK_TO_BACK replays in a row, with nothing between them, as the back-to-back
-    loop runs the steps (no L2 flush or host wait between replays, unlike do_bench)."""
-    fn = fast.make_step(pk, bufs, step, configs)
+            positions: tuple[int, ...], skip: tuple[str, ...] = ()) -> float:
+    """µs per replay of `step` built with `configs` (and without the calls in `skip`), captured in one CUDA graph,
+    averaged over `positions`: at each, the median of three timings of BACK_TO_BACK replays in a row, with nothing
+    between them, as the back-to-back loop runs the steps (no L2 flush or host wait between replays, unlike
+    do_bench)."""
+    fn = fast.make_step(pk, bufs, step, configs, skip)
     graph, _ = V.capture(fn)
     per_pos = []
     for pos in positions:
@@ -185,6 +185,35 @@ def tune_in_step(pk: fast.Packed, bufs: Buffers, step: str, tuning: dict[str, An
                        "candidates": rows}
     return {"configs": {s: list(c) for s, c in chosen.items()}, "sites": sites, "positions": list(positions)}
 # --8<-- [end:tune]
+
+
+# --8<-- [start:costs]
+COST_ROUNDS = 5
+
+
+def launch_costs(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]],
+                 positions: tuple[int, ...], rounds: int = COST_ROUNDS) -> dict[str, Any]:
+    """What each call of a fused step costs inside it: the step timed whole and with one call left out (its
+    logits are then wrong, its time is not), in interleaved rounds, each as step_us times it. A call's cost is
+    the difference of the medians; for the five calls of a layer it is divided by the layers."""
+    variants = {"whole": (), **{c: (c,) for c in fast.FUSED_CALLS}}
+    times: dict[str, list[float]] = {k: [] for k in variants}
+    for r in range(rounds):
+        order = list(variants)[r % len(variants):] + list(variants)[:r % len(variants)]
+        for k in order:
+            times[k].append(step_us(pk, bufs, step, configs, positions, variants[k]))
+    whole = statistics.median(times["whole"])
+    lw, layers = pk.layers[0], len(pk.layers)
+    reads = {"qkv_rope": lw.w_qkv.nbytes, "attention": 0, "o": lw.w_o.nbytes, "swiglu": lw.w_gate_up.nbytes,
+             "down": lw.w_down.nbytes, "lm_head": pk.embed.nbytes}  # weight bytes per call
+    calls = {}
+    for c in fast.FUSED_CALLS:
+        per = 1 if c == "lm_head" else layers
+        calls[c] = {"us": (whole - statistics.median(times[c])) / per, "per": "step" if per == 1 else "layer",
+                    "count": per, "weight_bytes": reads[c], "without_us": times[c]}
+    return {"step": step, "whole_us": whole, "whole_values": times["whole"], "calls": calls, "rounds": rounds,
+            "positions": list(positions)}
+# --8<-- [end:costs]
 
 
 # --8<-- [start:loop]
@@ -246,6 +275,7 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
     in_step = {n: tune_in_step(pk, bufs, n, tuning, positions, split) for n in IN_STEP}
     step_configs = {n: {s: tuple(c) for s, c in t["configs"].items()} for n, t in in_step.items()}
     tune_s = time.perf_counter() - t0
+    costs = launch_costs(pk, bufs, fast.STEPS[-1], step_configs.get(fast.STEPS[-1], configs), positions)
 
     variants: dict[str, V.Variant] = {"eager_static": V.eager_static(model, cache, bufs)}
     errors: dict[str, str] = {}
@@ -287,7 +317,7 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
         "weight_bytes": wbytes, "copy": copy, "floor_ms": wbytes / (copy["gbps"] * 1e9) * 1e3,
         "prompt_len": prompt.shape[1], "check_steps": CHECK_STEPS, "rounds_n": rounds_n,
         "tuning": tuning, "tune_s": tune_s, "configs": {s: list(c) for s, c in configs.items()},
-        "in_step": in_step, "in_step_back_to_back": BACK_TO_BACK,
+        "in_step": in_step, "in_step_back_to_back": BACK_TO_BACK, "launch_costs": costs,
         "capability": list(torch.cuda.get_device_capability(dev)), "pdl_used": pdl_supported(dev),
         "yardstick_fp32": yard, "tolerance": tol, "band": band, "tol_factor": TOL_FACTOR,
         "teacher_forced": checks, "free_running": free,

@@ -139,6 +139,23 @@ def in_step_gain(data: dict[str, Any], step: str) -> tuple[float | None, float] 
     return (rows[0]["alone_us"], rows[-1]["best_us"]) if rows else None
 
 
+def launch_cost_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per call of the step in launch_costs, in launch order: what leaving it out saved, per layer (per step for
+    the output projection), the weight bytes one call reads, how long those bytes take at the copy bandwidth, and
+    that as a share of the call's cost (None where the call reads no weights or its cost is not positive)."""
+    lc = data.get("launch_costs")
+    if not lc:
+        return []
+    copy = data["copy"]["gbps"]
+    rows = []
+    for call, x in lc["calls"].items():
+        at_copy = x["weight_bytes"] / (copy * 1e3)  # µs
+        rows.append({"call": call, "per": x["per"], "count": x["count"], "us": x["us"], "bytes": x["weight_bytes"],
+                     "copy_us": at_copy, "total_us": x["us"] * x["count"],
+                     "share": at_copy / x["us"] if x["weight_bytes"] and x["us"] > 0 else None})
+    return rows
+
+
 def short_kernel_name(name: str) -> str:
     """'void at::native::(anonymous namespace)::indexSelectSmallIndex<...>(...)' -> 'indexSelectSmallIndex'."""
     s = name.removeprefix("void ").replace("(anonymous namespace)::", "")

@@ -46,6 +46,7 @@ LABELS = {
 DEFAULTS = {**{s: (8, 512, 4) for s in ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu")},
             "attention": (32, 16, 4)}
 SITES = ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu", "attention")
+FUSED_CALLS = ("qkv_rope", "attention", "o", "swiglu", "down", "lm_head")  # fused_step's calls, in order
 
 
 @dataclass
@@ -169,11 +170,12 @@ def torch_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[in
 
 
 # --8<-- [start:fused_step]
-def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int]], pdl: bool
-               ) -> Callable[[], torch.Tensor]:
+def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int]], pdl: bool,
+               skip: tuple[str, ...] = ()) -> Callable[[], torch.Tensor]:
     """Five calls a layer, every buffer allocated once: QKV+RoPE+cache write, attention (one launch, or two when
     its slots are split), o + residual, gate/up+SwiGLU, down + residual; then the output projection with the final
-    norm."""
+    norm. The calls named in `skip` (FUSED_CALLS) are left out, to time what each costs; the logits are then
+    wrong."""
     dev, dt = pk.embed.device, pk.embed.dtype
     hidden, nq = pk.embed.shape[1], pk.q_heads * pk.head_dim
     inter = pk.layers[0].w_gate_up.shape[0] // 2
@@ -183,25 +185,35 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
     act = torch.empty(inter, device=dev, dtype=dt)
     logits = torch.empty(1, pk.embed.shape[0], device=dev, dtype=dt)
     work = workspace(pk.q_heads, pk.head_dim, configs["attention"][1], dev)  # attention's partials, every layer
+    calls = {  # one layer's launches, in order
+        "qkv_rope": lambda lw: qkv_rope(h, lw.w_qkv, lw.b_qkv, lw.ln1, pk.cos, pk.sin, bufs.pos, lw.k_cache,
+                                        lw.v_cache, pk.q_heads, out=q, eps=pk.eps, config=configs["qkv_rope"],
+                                        pdl=pdl),
+        "attention": lambda lw: decode_attention(q, lw.k_cache, lw.v_cache, bufs.pos, out=att,
+                                                 config=configs["attention"], work=work, pdl=pdl),
+        "o": lambda lw: matvec(att, lw.w_o, residual=h, config=configs["o"], pdl=pdl),
+        "swiglu": lambda lw: swiglu_pair(h, lw.w_gate_up, lw.ln2, out=act, eps=pk.eps, config=configs["swiglu"],
+                                         pdl=pdl),
+        "down": lambda lw: matvec(act, lw.w_down, residual=h, config=configs["down"], pdl=pdl),
+    }
+    layer = [f for c, f in calls.items() if c not in skip]
+
     def run() -> torch.Tensor:
         torch.index_select(pk.embed, 0, bufs.ids.view(1), out=h.view(1, -1))
         for lw in pk.layers:
-            qkv_rope(h, lw.w_qkv, lw.b_qkv, lw.ln1, pk.cos, pk.sin, bufs.pos, lw.k_cache, lw.v_cache, pk.q_heads,
-                     out=q, eps=pk.eps, config=configs["qkv_rope"], pdl=pdl)
-            decode_attention(q, lw.k_cache, lw.v_cache, bufs.pos, out=att, config=configs["attention"], work=work,
-                             pdl=pdl)
-            matvec(att, lw.w_o, residual=h, config=configs["o"], pdl=pdl)
-            swiglu_pair(h, lw.w_gate_up, lw.ln2, out=act, eps=pk.eps, config=configs["swiglu"], pdl=pdl)
-            matvec(act, lw.w_down, residual=h, config=configs["down"], pdl=pdl)
-        matvec(h, pk.embed, norm_weight=pk.norm, out=logits.view(-1), eps=pk.eps, config=configs["lm_head"],
-               pdl=pdl)
+            for f in layer:
+                f(lw)
+        if "lm_head" not in skip:
+            matvec(h, pk.embed, norm_weight=pk.norm, out=logits.view(-1), eps=pk.eps, config=configs["lm_head"],
+                   pdl=pdl)
         return logits
     return run
 # --8<-- [end:fused_step]
 
 
-def make_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]] | None = None
-              ) -> Callable[[], torch.Tensor]:
+def make_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]] | None = None,
+              skip: tuple[str, ...] = ()) -> Callable[[], torch.Tensor]:
     if step in ("matvec_fusions", "pdl"):
-        return fused_step(pk, bufs, configs or DEFAULTS, pdl=step == "pdl")
+        return fused_step(pk, bufs, configs or DEFAULTS, pdl=step == "pdl", skip=skip)
+    assert not skip, "only the fused steps leave calls out"
     return torch_step(pk, bufs, step, configs)
