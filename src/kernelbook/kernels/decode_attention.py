@@ -11,7 +11,9 @@ keeps a streaming softmax (running max and sum) over them and writes its partial
 tiny launch merges each head's SPLITS partials: the kernel boundary orders the merge after every partial, with
 no synchronisation between programs. With SPLITS = 1 a program walks all of its head's slots and writes the output
 itself, in one launch: for a short sequence that can beat the split (the tuner decides).
-Grouped-query attention maps query head h to key/value head h // (q_heads / kv_heads).
+Grouped-query attention maps query head h to key/value head h // (q_heads / kv_heads). Under programmatic
+dependent launch a program loads its first block's keys and values from earlier steps (slots 0..pos-1) before it
+waits for the QKV kernel, which writes only the query and slot pos.
 """
 
 from __future__ import annotations
@@ -44,21 +46,30 @@ def _attention_kernel(q_ptr, kc_ptr, vc_ptr, pos_ptr, ws_ptr, o_ptr, scale, SLOT
     head, split = tl.program_id(0), tl.program_id(1)
     kv = head // GROUP
     d = tl.arange(0, D)
-    if PDL:
-        tl.extra.cuda.gdc_launch_dependents()
-        tl.extra.cuda.gdc_wait()  # q and this step's k, v come from the kernel before
-    n = tl.load(pos_ptr) + 1  # filled slots: the prompt, the steps so far, and this one
-    q = tl.load(q_ptr + head * D + d).to(tl.float32) * scale  # (D,)
     k_base = kc_ptr + kv * SLOTS * D
     v_base = vc_ptr + kv * SLOTS * D
+    if PDL:
+        tl.extra.cuda.gdc_launch_dependents()
+    # the first block's slots that earlier steps wrote (0..pos-1) are loaded before the wait: nothing writes them now
+    pos = tl.load(pos_ptr)  # set before the step began
+    first = split * BLOCK_L  # this program's first block of slots
+    s0 = first + tl.arange(0, BLOCK_L)
+    k_old = tl.load(k_base + s0[:, None] * D + d[None, :], mask=(s0 < pos)[:, None], other=0.0)  # (BLOCK_L, D)
+    v_old = tl.load(v_base + s0[:, None] * D + d[None, :], mask=(s0 < pos)[:, None], other=0.0)
+    if PDL:
+        tl.extra.cuda.gdc_wait()  # q and this step's k, v (slot pos) come from the kernel before
+    n = pos + 1  # filled slots: the prompt, the steps so far, and this one
+    q = tl.load(q_ptr + head * D + d).to(tl.float32) * scale  # (D,)
     m_i = -float("inf")  # running max of this program's scores
     l_i = 0.0  # running sum of exp(score - m_i)
     acc = tl.zeros([D], tl.float32)
-    for start in range(split * BLOCK_L, n, SPLITS * BLOCK_L):
+    for start in range(first, n, SPLITS * BLOCK_L):
         s_idx = start + tl.arange(0, BLOCK_L)  # (BLOCK_L,) slots
         live = s_idx < n
-        k = tl.load(k_base + s_idx[:, None] * D + d[None, :], mask=live[:, None], other=0.0)  # (BLOCK_L, D)
-        v = tl.load(v_base + s_idx[:, None] * D + d[None, :], mask=live[:, None], other=0.0)
+        pre = (s_idx < pos) & (s_idx < first + BLOCK_L)  # in the first block and loaded before the wait
+        fresh = (live & ((s_idx >= pos) | (s_idx >= first + BLOCK_L)))[:, None]
+        k = tl.where(pre[:, None], k_old, tl.load(k_base + s_idx[:, None] * D + d[None, :], mask=fresh, other=0.0))
+        v = tl.where(pre[:, None], v_old, tl.load(v_base + s_idx[:, None] * D + d[None, :], mask=fresh, other=0.0))
         s = tl.where(live, tl.sum(k.to(tl.float32) * q[None, :], axis=1), -float("inf"))  # (BLOCK_L,)
         m_new = tl.maximum(m_i, tl.max(s, axis=0))
         alpha = tl.exp(m_i - m_new)
