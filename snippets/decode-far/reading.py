@@ -105,8 +105,9 @@ if "pdl" in prev and prev["pdl"]["prev"]:
             "- **Programmatic dependent launch** "
             + (f"saved {page.num(x['saved_ms'], 3)} ms ({page.pct(x['saved_share'], 1)}), "
                if x["saved_ms"] > 0 else f"cost {page.num(-x['saved_ms'], 3)} ms, ")
-            + f"{count}: each matvec now loads its first weights while the kernel ahead of it finishes, which hides "
-            "part of each hand-off but none of the bytes.")
+            + f"{count}: each matvec now loads its first weights, and attention the keys and values of earlier "
+            "steps, while the kernel ahead of it finishes, which hides part of each hand-off but none of the "
+            "weights' bytes.")
 
 # 5. the goal
 if last is None:
@@ -140,4 +141,15 @@ else:
             + (f"{page.num(gap, 3)} ms of each synchronised step is the round trip to the host, which a generation "
                "loop that keeps its tokens on the GPU does not pay." if gap > 0 else
                "no faster, so the synchronisation around each step costs nothing measurable here."))
+    lc = d.get("launch_costs")
+    if last["loop_ms"] is not None and lc and lc["step"] == last["name"]:
+        argmax = sum(k["us"] for k in far_report.kernel_rows(d, last["name"]) if "ArgMax" in k["name"])
+        out.append(
+            f"- **The graph alone**, replayed back to back with nothing between the replays (as the launch costs "
+            f"above were timed), took {page.num(lc['whole_us'] / 1e3, 3)} ms"
+            + (f": {page.num(last['loop_ms'] - lc['whole_us'] / 1e3, 3)} ms less than the loop, which also runs, "
+               "for every step, what lies outside the graph" if last["loop_ms"] > lc["whole_us"] / 1e3 else "")
+            + (f": the argmax that picks the next token ({page.num(argmax, 1)} µs in the profiled step) and the "
+               "copies of that token and its position into the graph's inputs." if argmax and
+               last["loop_ms"] > lc["whole_us"] / 1e3 else "."))
 print("\n".join(out))
