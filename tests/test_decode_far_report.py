@@ -157,6 +157,13 @@ def test_launch_costs_snippet_sums_the_calls(fixture_results, capsys):
     # 28 x (3 + 5 + 2 + 15.5 + 7.5) + 110 = 1034 of the fixture's 1080 µs
     assert "add up to 1,034.0 µs; the rest is what no single call owns" in out
     assert "the MLP's two calls cost 23.0 µs" in out and "QKV, attention and the output projection cost 10.0 µs" in out
+    assert "passes 100%" not in out  # the fixture's lm_head is at 99.9% of the copy speed
+    path = fixture_results / "nvidia-h200" / "decode.far.json"
+    rec = json.loads(path.read_text())
+    rec["data"]["launch_costs"]["calls"]["lm_head"]["us"] = 100.0
+    path.write_text(json.dumps(rec))
+    runpy.run_path(str(Path(__file__).parents[1] / "snippets" / "decode-far" / "launch_costs.py"), run_name="__main__")
+    assert "`lm_head` passes 100%: the copy bandwidth counts bytes read and written" in capsys.readouterr().out
 
 
 def test_reading_sets_the_graph_alone_against_the_loop(fixture_results, capsys):

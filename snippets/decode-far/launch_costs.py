@@ -37,5 +37,9 @@ else:
                  f"{page.num(t_copy, 1)} µs at the copy bandwidth"
                  + (". That chain of small launches, each waiting for the one before, is where the step is furthest "
                     "from its bytes." if t_copy / t_us < m_copy / m_us else "."))
+    over = [x["call"] for x in rows if x["share"] is not None and x["share"] > 1]
+    if over:  # the copy bandwidth counts bytes read and written; a projection only reads
+        text += (f" {', '.join(f'`{c}`' for c in over)} passes 100%: the copy bandwidth counts bytes read and "
+                 "written, and a projection only reads.")
     print(text)
 print(page.provenance(r))
