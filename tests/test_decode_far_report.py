@@ -130,7 +130,6 @@ def test_in_step_rows_follow_the_retuning(data):
         assert [r["site"] for r in mine] == list(t["sites"])  # attention first, then launch order
         assert [r["best"] for r in mine] == [t["configs"][r["site"]] for r in mine]  # the chosen configs are kept
         assert [r["candidates"] for r in mine] == [len(s["candidates"]) for s in t["sites"].values()]
-        assert all(r["best_us"] <= r["alone_us"] for r in mine if r["alone_us"] is not None)  # never worse
         start, end = far_report.in_step_gain(data, step)
         assert start == mine[0]["alone_us"] and end == mine[-1]["best_us"] and end <= start
     changed = [r for r in rows if r["best"] != r["alone"]]

@@ -8,13 +8,10 @@ if not rows:
     print("This run did not time the calls one by one.")
 else:
     lc = d["launch_costs"]
-    WHAT = {"qkv_rope": "RMSNorm + q, k, v + RoPE + cache write", "attention": "attention (+ merge when split)",
-            "o": "output projection + residual", "swiglu": "RMSNorm + gate, up + SwiGLU",
-            "down": "down projection + residual", "lm_head": "final RMSNorm + logits"}
     print(page.table(
         ["call", "computes", "cost in the step, µs", "per", "weights read, MiB", "those bytes at copy speed, µs",
          "copy speed / cost"],
-        [[f"`{x['call']}`", WHAT.get(x["call"], "—"), page.num(x["us"], 2), x["per"],
+        [[f"`{x['call']}`", far_report.SITE_WHAT.get(x["call"], "—"), page.num(x["us"], 2), x["per"],
           "—" if not x["bytes"] else page.num(x["bytes"] / 2**20, 1),
           "—" if not x["bytes"] else page.num(x["copy_us"], 2),
           "—" if x["share"] is None else page.pct(x["share"])] for x in rows],

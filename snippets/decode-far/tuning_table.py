@@ -3,16 +3,7 @@ from kernelbook.decode import far_report
 
 r = page.result("decode.far")
 d = r.data
-WHAT = {  # what each site's launch computes (fast.py); a site added later shows its name only
-    "qkv": "q, k, v projection + bias",
-    "o": "output projection + residual",
-    "gate_up": "gate and up projection",
-    "down": "down projection + residual",
-    "lm_head": "final RMSNorm + logits (tied embedding)",
-    "qkv_rope": "RMSNorm + q, k, v + bias + RoPE + cache write (pairs)",
-    "swiglu": "RMSNorm + gate, up + SwiGLU (pairs)",
-    "attention": "attention over the filled slots",
-}
+WHAT = dict(far_report.SITE_WHAT)
 if "attention" in d.get("tuning", {}):
     splits = d["tuning"]["attention"]["best"][1]
     WHAT["attention"] += f", split {splits} ways + merge" if splits > 1 else ", one program per head"
