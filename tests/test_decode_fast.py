@@ -40,7 +40,7 @@ def test_step_matches_eager(setup, step):
     model, prompt, feed, bufs, cache, ref, pk = setup
     fn = fast.make_step(pk, bufs, step, {**{s: (8, 32, 4) for s in fast.SITES}, "attention": (4, 4, 4)})
     v = V.Variant(step, fn, cache, lambda: reset_static_cache(cache), same_kernels_as_reference=False)
-    got = generate(Decoder(model, bufs, v), prompt, STEPS, feed)
+    got = generate((fast.GreedyDecoder if step in fast.ADVANCES else Decoder)(model, bufs, v), prompt, STEPS, feed)
     rel = ((got["logits"] - ref["logits"]).norm(dim=-1) / ref["logits"].norm(dim=-1)).max().item()
     assert rel < 1e-5, f"{step}: logits differ from eager by {rel:.2e}"
     assert got["tokens"] == ref["tokens"]
@@ -76,8 +76,26 @@ def test_pack_stacks_weights_and_points_at_the_cache(setup):
 
 
 def test_steps_are_cumulative_and_labelled():
-    assert set(fast.LABELS) == set(fast.STEPS) and len(fast.STEPS) == 7
-    assert fast.STEPS[-1] == "pdl" and fast.STEPS[0] == "own"
+    assert set(fast.LABELS) == set(fast.STEPS) and len(fast.STEPS) == 8
+    assert fast.STEPS[-1] == "greedy" and fast.STEPS[0] == "own"
+    assert fast.STEPS[-len(fast.FUSED):] == fast.FUSED and set(fast.ADVANCES) <= set(fast.FUSED)
+
+
+def test_the_greedy_step_feeds_itself(setup):
+    """Free-running, the step that takes its own argmax and advances its own position generates eager's tokens with
+    nothing but replays: bufs.ids holds its argmax and bufs.pos the next position after every step."""
+    from kernelbook.decode.far import next_token_check
+
+    model, prompt, feed, bufs, cache, ref, pk = setup
+    eager = generate(Decoder(model, bufs, V.eager_static(model, cache, bufs)), prompt, STEPS)
+    fn = fast.make_step(pk, bufs, "greedy", {**{s: (8, 32, 4) for s in fast.SITES}, "attention": (4, 4, 4)})
+    v = V.Variant("greedy", fn, cache, lambda: reset_static_cache(cache), same_kernels_as_reference=False)
+    dec = fast.GreedyDecoder(model, bufs, v)
+    got = generate(dec, prompt, STEPS)
+    assert got["tokens"] == eager["tokens"]
+    assert int(bufs.ids.item()) == got["tokens"][-1] and int(bufs.pos.item()) == prompt.shape[1] + STEPS
+    check = next_token_check(dec, prompt, STEPS)
+    assert check == {"steps": STEPS, "agree": STEPS, "positions_ok": True, "passed": True}
 
 
 @pytest.mark.skipif(DEVICE != "cuda", reason="CUDA graphs and the tuner need a GPU")

@@ -84,6 +84,27 @@ def test_qkv_rope_writes_q_and_the_cache_slot(pos, config, dtype, kernel):
         "only slot pos may change"
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_qkv_rope_rotates_exactly_as_eager(dtype, kernel):
+    """With one-hot weight rows the projection is exact (one product, plus the bias), so q and k after RoPE must
+    equal eager's bit for bit: every product rounded on its own, as eager rounds it, none fused into an FMA."""
+    mp = kernel("matvec_pair")
+    gen = torch.Generator().manual_seed(4)
+    qh, kvh, d, slots, k, pos = 4, 2, 16, 8, 64, 5
+    rows = (qh + 2 * kvh) * d
+    x = _rand(k, dtype=dtype, gen=gen)
+    w = torch.nn.functional.one_hot(torch.randint(0, k, (rows,), generator=gen), k).to(dtype).to(DEVICE)
+    b = _rand(rows, dtype=dtype, gen=gen)
+    ang = torch.randn(slots, d // 2, generator=gen)
+    cos, sin = (f(torch.cat([ang, ang], -1)).to(dtype).to(DEVICE) for f in (torch.cos, torch.sin))
+    kc, vc = torch.zeros(kvh, slots, d, dtype=dtype, device=DEVICE), torch.zeros(kvh, slots, d, dtype=dtype,
+                                                                               device=DEVICE)
+    kc_ref, vc_ref = kc.clone(), vc.clone()
+    q_ref = mp.qkv_rope_ref(x, w, b, None, cos, sin, pos, kc_ref, vc_ref, qh)
+    q = mp.qkv_rope(x, w, b, None, cos, sin, torch.tensor([pos], device=DEVICE), kc, vc, qh, config=(4, 64, 4))
+    assert torch.equal(q, q_ref) and torch.equal(kc, kc_ref) and torch.equal(vc, vc_ref)
+
+
 def test_qkv_rope_rejects_a_block_that_straddles_heads(kernel):
     mp = kernel("matvec_pair")
     d = 16

@@ -42,4 +42,10 @@ if free:
                  "is rounding settling a near-tie the other way, not a wrong step." if near_ties_only else
                  "Under teacher forcing some top-token differences fell outside the band: see the check column of "
                  "the table of steps.")
+for n in d.get("advances", []):
+    nt = (d["teacher_forced"].get(n) or {}).get("next_token")
+    if nt:
+        text += (f" “{d['labels'][n]}” also picks its own next token: run free for {nt['steps']} steps, the token it "
+                 f"wrote into its input buffer was the argmax of its logits at {nt['agree']} of them, and the position "
+                 f"it wrote was {'always' if nt['positions_ok'] else '**not always**'} the next one.")
 print(text)

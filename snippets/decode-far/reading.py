@@ -142,14 +142,32 @@ else:
                "loop that keeps its tokens on the GPU does not pay." if gap > 0 else
                "no faster, so the synchronisation around each step costs nothing measurable here."))
     lc = d.get("launch_costs")
-    if last["loop_ms"] is not None and lc and lc["step"] == last["name"]:
-        argmax = sum(k["us"] for k in far_report.kernel_rows(d, last["name"]) if "ArgMax" in k["name"])
+    alone = prev.get(lc["step"]) if lc else None
+    if alone and alone["loop_ms"] is not None:
+        whole_ms = lc["whole_us"] / 1e3
+        argmax = sum(k["us"] for k in far_report.kernel_rows(d, alone["name"]) if "ArgMax" in k["name"])
+        outside = alone["loop_ms"] > whole_ms
         out.append(
-            f"- **The graph alone**, replayed back to back with nothing between the replays (as the launch costs "
-            f"above were timed), took {page.num(lc['whole_us'] / 1e3, 3)} ms"
-            + (f": {page.num(last['loop_ms'] - lc['whole_us'] / 1e3, 3)} ms less than the loop, which also runs, "
-               "for every step, what lies outside the graph" if last["loop_ms"] > lc["whole_us"] / 1e3 else "")
+            "- **The graph alone.** Replayed back to back with nothing between the replays (as the launch costs "
+            f"above were timed), the graph of the “{alone['label'].lstrip('+ ')}” step took {page.num(whole_ms, 3)} ms"
+            + (f": {page.num(alone['loop_ms'] - whole_ms, 3)} ms less than its loop, which also runs, for every "
+               "step, what lies outside the graph" if outside else ".")
             + (f": the argmax that picks the next token ({page.num(argmax, 1)} µs in the profiled step) and the "
-               "copies of that token and its position into the graph's inputs." if argmax and
-               last["loop_ms"] > lc["whole_us"] / 1e3 else "."))
+               "copies of that token and its position into the graph's inputs." if outside and argmax else
+               "." if outside else ""))
+    for n in d.get("advances", []):
+        x = prev.get(n)
+        p = prev.get(x["prev"]) if x and x["prev"] else None
+        if not p or x["loop_ms"] is None or p["loop_ms"] is None:
+            continue
+        nt = (d["teacher_forced"].get(n) or {}).get("next_token")
+        out.append(
+            f"- **{x['label'].lstrip('+ ').capitalize()}.** One kernel more in the graph "
+            f"({page.num(x['kernels'], 0)} against {page.num(p['kernels'], 0)}) and the loop only replays it: the host "
+            f"spends {page.num(1e3 * x['host_ms'], 1)} µs launching a step instead of {page.num(1e3 * p['host_ms'], 1)}"
+            f" µs. Back to back the step took {page.num(x['loop_ms'], 3)} ms against {page.num(p['loop_ms'], 3)}, "
+            f"synchronised {page.num(x['step_ms'], 3)} ms against {page.num(p['step_ms'], 3)}"
+            + (f"; its own argmax matched the argmax of its logits at all {nt['steps']} free-running steps of the "
+               "check." if nt and nt["passed"] else
+               f"; **its own argmax matched the logits' at {nt['agree']} of {nt['steps']} steps**." if nt else "."))
 print("\n".join(out))

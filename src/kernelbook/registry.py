@@ -39,7 +39,7 @@ _INDUCTOR = (SRC + "inductor.py", SRC + "inductor_code.py", SRC + "mlp.py", SRC 
 _DECODE = (SRC + "decode/model.py", SRC + "decode/harness.py", SRC + "decode/variants.py")
 _FAR = _DECODE + (SRC + "decode/measure.py", SRC + "decode/fast.py", SRC + "decode/far.py",
                   SRC + "kernels/matvec.py", SRC + "kernels/matvec_pair.py", SRC + "kernels/decode_attention.py",
-                  SRC + "kernels/add_rmsnorm.py", SRC + "kernels/swiglu.py")
+                  SRC + "kernels/add_rmsnorm.py", SRC + "kernels/swiglu.py", SRC + "kernels/next_token.py")
 _ALLOC = (SRC + "allocator/demos.py", SRC + "allocator/model.py", SRC + "allocator/scripts.py",
           SRC + "allocator/parse.py", SRC + "allocator/experiments.py")
 

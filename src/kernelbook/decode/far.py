@@ -125,6 +125,7 @@ def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple =
 
 
 IN_STEP = ("matvec_fusions", "pdl")  # the steps whose configs are chosen again inside the whole step
+CONFIGS_OF = {"greedy": "pdl"}  # a step that takes another's configs: it only adds a launch after the last one
 STEP_SITES = ("attention", "qkv_rope", "o", "swiglu", "down", "lm_head")  # what they launch, in the order retuned
 TOP = 4  # a matvec site's configs tried again inside the step: its fastest alone
 BACK_TO_BACK = 10  # replays per timing in step_us, as a generation loop runs them
@@ -216,6 +217,19 @@ def launch_costs(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, t
 # --8<-- [end:costs]
 
 
+def next_token_check(dec: Decoder, prompt: torch.Tensor, steps: int = CHECK_STEPS) -> dict[str, Any]:
+    """For a step that takes its own argmax (fast.ADVANCES), free-running: at every step, the token it wrote into
+    the input buffer against the argmax of the logits it returned, and the position it wrote against the host's."""
+    dec.start(prompt)
+    agree, positions_ok = 0, True
+    for _ in range(steps):
+        logits = dec.advance()
+        agree += int(torch.equal(dec.bufs.ids.view(1), logits.argmax(-1)))
+        positions_ok &= int(dec.bufs.pos.item()) == dec.pos
+    return {"steps": steps, "agree": agree, "positions_ok": positions_ok,
+            "passed": agree == steps and positions_ok}
+
+
 # --8<-- [start:loop]
 def loop_ms(dec: Decoder, prompt: torch.Tensor, steps: int = LOOP_STEPS) -> float:
     """ms per step with `steps` steps back to back and one synchronize at the end, as a generation loop runs:
@@ -275,7 +289,8 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
     in_step = {n: tune_in_step(pk, bufs, n, tuning, positions, split) for n in IN_STEP}
     step_configs = {n: {s: tuple(c) for s, c in t["configs"].items()} for n, t in in_step.items()}
     tune_s = time.perf_counter() - t0
-    costs = launch_costs(pk, bufs, fast.STEPS[-1], step_configs.get(fast.STEPS[-1], configs), positions)
+    step_cfg = {n: step_configs.get(CONFIGS_OF.get(n, n), configs) for n in fast.FUSED}
+    costs = launch_costs(pk, bufs, IN_STEP[-1], step_cfg[IN_STEP[-1]], positions)
 
     variants: dict[str, V.Variant] = {"eager_static": V.eager_static(model, cache, bufs)}
     errors: dict[str, str] = {}
@@ -286,11 +301,11 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
                 variants[name] = V.cuda_graph(model, cache, bufs, prompt)
             else:
                 variants[name] = graph_variant(model, cache, bufs, prompt, name,
-                                               fast.make_step(pk, bufs, name, step_configs.get(name, configs)))
+                                               fast.make_step(pk, bufs, name, step_cfg.get(name, configs)))
         except Exception as e:  # noqa: BLE001 - one failing step is recorded, the others still run
             errors[name] = f"{type(e).__name__}: {str(e)[:1500]}"
             torch.cuda.synchronize()
-    decs = {n: Decoder(model, bufs, v) for n, v in variants.items()}
+    decs = {n: (fast.GreedyDecoder if n in fast.ADVANCES else Decoder)(model, bufs, v) for n, v in variants.items()}
 
     forced = {n: generate(d, prompt, CHECK_STEPS, feed) for n, d in decs.items()}
     ref = forced["eager_static"]["logits"]
@@ -298,6 +313,10 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
     checks = {n: {**compare(ref, f["logits"], tol, variants[n].same_kernels_as_reference, band),
                   "nonfinite": int((~torch.isfinite(f["logits"])).sum())}
               for n, f in forced.items() if n != "eager_static"}
+    for n in fast.ADVANCES:
+        if n in checks:
+            checks[n]["next_token"] = next_token_check(decs[n], prompt)
+            checks[n]["passed"] = checks[n]["passed"] and checks[n]["next_token"]["passed"]
     free = {n: generate(d, prompt, CHECK_STEPS)["tokens"] for n, d in decs.items()}
     del forced, ref32
 
@@ -312,7 +331,8 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
     rounds[-1].pop("timelines", None)
 
     return finite({
-        "steps": list(fast.STEPS), "baseline": BASELINE, "names": timed, "loop_steps": LOOP_STEPS,
+        "steps": list(fast.STEPS), "advances": list(fast.ADVANCES), "baseline": BASELINE, "names": timed,
+        "loop_steps": LOOP_STEPS,
         "labels": {BASELINE: "plain graph (Hugging Face step)", **fast.LABELS},
         "weight_bytes": wbytes, "copy": copy, "floor_ms": wbytes / (copy["gbps"] * 1e9) * 1e3,
         "prompt_len": prompt.shape[1], "check_steps": CHECK_STEPS, "rounds_n": rounds_n,

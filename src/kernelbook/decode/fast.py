@@ -12,6 +12,8 @@ matvec            Triton matrix-vector kernels, tuned per shape, instead of cuBL
 matvec_fusions    RMSNorm, bias, RoPE, the cache write, SwiGLU and the residual add inside the matvecs:
                   four matvec launches a layer and attention's one or two (as tuned)
 pdl               the same kernels launched with programmatic dependent launch
+greedy            the argmax, the next token's id and its position inside the graph too: the generation loop
+                  only replays it
 
 A step is a zero-argument function; `variants` captures each in one CUDA graph.
 """
@@ -25,14 +27,18 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from kernelbook.decode.harness import Buffers, cache_layers
+from kernelbook.decode.harness import Buffers, Decoder, cache_layers
 from kernelbook.kernels.add_rmsnorm import add_rmsnorm_triton
 from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import matvec, rmsnorm_ref
 from kernelbook.kernels.matvec_pair import qkv_rope, rotate_ref, swiglu_pair
+from kernelbook.kernels.next_token import next_token
+from kernelbook.kernels.next_token import workspace as token_workspace
 from kernelbook.kernels.swiglu import swiglu_triton
 
-STEPS = ("own", "fused_proj", "filled_attention", "fused_kernels", "matvec", "matvec_fusions", "pdl")
+STEPS = ("own", "fused_proj", "filled_attention", "fused_kernels", "matvec", "matvec_fusions", "pdl", "greedy")
+FUSED = ("matvec_fusions", "pdl", "greedy")  # the steps fused_step builds
+ADVANCES = ("greedy",)  # the steps that write their own next input (bufs.ids, bufs.pos)
 LABELS = {
     "own": "own PyTorch step",
     "fused_proj": "+ fused QKV, gate/up",
@@ -41,6 +47,7 @@ LABELS = {
     "matvec": "+ Triton matvec for one row",
     "matvec_fusions": "+ norm, RoPE, SwiGLU, residual in the matvecs",
     "pdl": "+ programmatic dependent launch",
+    "greedy": "+ argmax and next inputs in the graph",
 }
 # the matvec launches a step makes, by site; the tuner picks a (block, block_k, warps) config for each
 DEFAULTS = {**{s: (8, 512, 4) for s in ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu")},
@@ -171,11 +178,11 @@ def torch_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[in
 
 # --8<-- [start:fused_step]
 def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int]], pdl: bool,
-               skip: tuple[str, ...] = ()) -> Callable[[], torch.Tensor]:
+               skip: tuple[str, ...] = (), greedy: bool = False) -> Callable[[], torch.Tensor]:
     """Five calls a layer, every buffer allocated once: QKV+RoPE+cache write, attention (one launch, or two when
     its slots are split), o + residual, gate/up+SwiGLU, down + residual; then the output projection with the final
-    norm. The calls named in `skip` (FUSED_CALLS) are left out, to time what each costs; the logits are then
-    wrong."""
+    norm and, with `greedy`, the argmax written into bufs.ids and bufs.pos advanced. The calls named in `skip`
+    (FUSED_CALLS) are left out, to time what each costs; the logits are then wrong."""
     dev, dt = pk.embed.device, pk.embed.dtype
     hidden, nq = pk.embed.shape[1], pk.q_heads * pk.head_dim
     inter = pk.layers[0].w_gate_up.shape[0] // 2
@@ -185,6 +192,7 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
     act = torch.empty(inter, device=dev, dtype=dt)
     logits = torch.empty(1, pk.embed.shape[0], device=dev, dtype=dt)
     work = workspace(pk.q_heads, pk.head_dim, configs["attention"][1], dev)  # attention's partials, every layer
+    token_work = token_workspace(dev)  # next_token's key and counter, left reset by every launch
     calls = {  # one layer's launches, in order
         "qkv_rope": lambda lw: qkv_rope(h, lw.w_qkv, lw.b_qkv, lw.ln1, pk.cos, pk.sin, bufs.pos, lw.k_cache,
                                         lw.v_cache, pk.q_heads, out=q, eps=pk.eps, config=configs["qkv_rope"],
@@ -206,6 +214,8 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
         if "lm_head" not in skip:
             matvec(h, pk.embed, norm_weight=pk.norm, out=logits.view(-1), eps=pk.eps, config=configs["lm_head"],
                    pdl=pdl)
+        if greedy:
+            next_token(logits, bufs.ids, bufs.pos, work=token_work, pdl=pdl)
         return logits
     return run
 # --8<-- [end:fused_step]
@@ -213,7 +223,29 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
 
 def make_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]] | None = None,
               skip: tuple[str, ...] = ()) -> Callable[[], torch.Tensor]:
-    if step in ("matvec_fusions", "pdl"):
-        return fused_step(pk, bufs, configs or DEFAULTS, pdl=step == "pdl", skip=skip)
+    if step in FUSED:
+        return fused_step(pk, bufs, configs or DEFAULTS, pdl=step != "matvec_fusions", skip=skip,
+                          greedy=step in ADVANCES)
     assert not skip, "only the fused steps leave calls out"
     return torch_step(pk, bufs, step, configs)
+
+
+# --8<-- [start:decoder]
+class GreedyDecoder(Decoder):
+    """The generation loop for a step that writes its own next input (ADVANCES): `start` puts the prefill's token
+    and the position into the input buffers once; `advance` only replays, after copying a fed token over the one
+    the step chose."""
+
+    def start(self, prompt: torch.Tensor) -> torch.Tensor:
+        logits = super().start(prompt)
+        self.bufs.ids.copy_(self.token.view(1, 1))
+        self.bufs.pos.fill_(self.pos)
+        return logits
+
+    def advance(self, feed: torch.Tensor | None = None) -> torch.Tensor:
+        if feed is not None:
+            self.bufs.ids.copy_(feed.view(1, 1))
+        logits = self.variant.step()  # also writes its argmax into bufs.ids and pos + 1 into bufs.pos
+        self.pos += 1
+        return logits
+# --8<-- [end:decoder]

@@ -42,6 +42,18 @@ def matvec_ref(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = Non
 # --8<-- [end:ref]
 
 
+if os.environ.get("TRITON_INTERPRET") == "1":  # the CPU interpreter has no libdevice; numpy never fuses a * b + c
+    @triton.jit
+    def mul_rn(a, b):
+        return a * b
+else:
+    @triton.jit
+    def mul_rn(a, b):
+        """a * b in fp32, rounded on its own: the compiler may fuse a plain a * b + c into one FMA, which rounds
+        once where eager PyTorch rounds twice (and narrows bf16 values first, so the FMA is bf16's)."""
+        return tl.extra.cuda.libdevice.mul_rn(a, b)
+
+
 # --8<-- [start:kernel]
 @triton.jit
 def rms_scale(x_ptr, K: tl.constexpr, eps, BLOCK_K: tl.constexpr):
@@ -95,8 +107,12 @@ def _matvec_kernel(x_ptr, w_ptr, b_ptr, g_ptr, y_ptr, eps, N,
     if PDL:
         tl.extra.cuda.gdc_launch_dependents()  # the next kernel may be scheduled now
     w = tl.load(w_rows + cols[None, :], mask=rmask[:, None] & (cols[None, :] < K), other=0.0)
+    if BIAS:  # like the weights, the bias never changes
+        bias = tl.load(b_ptr + rows, mask=rmask, other=0.0).to(tl.float32)
     if PDL:
         tl.extra.cuda.gdc_wait()  # weights never change; x (and the residual) come from the kernels before
+    if RESIDUAL:  # y_ptr is the residual stream: this program's rows, read now, not after the sum
+        r = tl.load(y_ptr + rows, mask=rmask, other=0.0)
     xc, rstd = first_chunk(x_ptr, g_ptr, cols, K, eps, BLOCK_K, NORM)
     acc = w.to(tl.float32) * xc[None, :]  # (BLOCK_N, BLOCK_K) fp32
     for k0 in tl.static_range(BLOCK_K, K, BLOCK_K):  # unrolled: loads can be issued early
@@ -105,10 +121,9 @@ def _matvec_kernel(x_ptr, w_ptr, b_ptr, g_ptr, y_ptr, eps, N,
         acc += w.to(tl.float32) * x_chunk(x_ptr, g_ptr, c, K, rstd, NORM)[None, :]
     y = tl.sum(acc, axis=1)  # (BLOCK_N,)
     if BIAS:
-        y += tl.load(b_ptr + rows, mask=rmask, other=0.0).to(tl.float32)
+        y += bias
     y = y.to(y_ptr.dtype.element_ty)
-    if RESIDUAL:  # y_ptr is the residual stream: read this program's rows, add, write them back
-        r = tl.load(y_ptr + rows, mask=rmask, other=0.0)
+    if RESIDUAL:  # add, and write the rows back
         y = (r.to(tl.float32) + y.to(tl.float32)).to(y_ptr.dtype.element_ty)
     tl.store(y_ptr + rows, y, mask=rmask)
 # --8<-- [end:kernel]

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from kernelbook.kernels.matvec import first_chunk, launch_options, rmsnorm_ref, x_chunk
+from kernelbook.kernels.matvec import first_chunk, launch_options, mul_rn, rmsnorm_ref, x_chunk
 
 
 # --8<-- [start:ref]
@@ -72,6 +72,14 @@ def _matvec_pair_kernel(x_ptr, w_ptr, b_ptr, g_ptr, out_ptr, cos_ptr, sin_ptr, p
         tl.extra.cuda.gdc_launch_dependents()
     a = tl.load(w1 + cols[None, :], mask=m, other=0.0)  # weights first: they do not wait for anything
     b = tl.load(w2 + cols[None, :], mask=m, other=0.0)
+    if BIAS:  # nor do the bias and, for RoPE, the position (set before the step) and its angles
+        b1 = tl.load(b_ptr + r1, mask=pmask, other=0.0).to(tl.float32)
+        b2 = tl.load(b_ptr + r1 + GROUP, mask=pmask, other=0.0).to(tl.float32)
+    if ROPE:
+        j = p % GROUP  # (BLOCK_P,) position in the head's first half
+        pos = tl.load(pos_ptr)
+        cos = tl.load(cos_ptr + pos * (2 * GROUP) + j).to(tl.float32)  # cos[j] = cos[j + GROUP]
+        sin = tl.load(sin_ptr + pos * (2 * GROUP) + j).to(tl.float32)
     if PDL:
         tl.extra.cuda.gdc_wait()
     xc, rstd = first_chunk(x_ptr, g_ptr, cols, K, eps, BLOCK_K, NORM)
@@ -86,19 +94,16 @@ def _matvec_pair_kernel(x_ptr, w_ptr, b_ptr, g_ptr, out_ptr, cos_ptr, sin_ptr, p
         acc2 += tl.load(w2 + c[None, :], mask=m, other=0.0).to(tl.float32) * xc
     y1, y2 = tl.sum(acc1, axis=1), tl.sum(acc2, axis=1)  # (BLOCK_P,)
     if BIAS:
-        y1 += tl.load(b_ptr + r1, mask=pmask, other=0.0).to(tl.float32)
-        y2 += tl.load(b_ptr + r1 + GROUP, mask=pmask, other=0.0).to(tl.float32)
+        y1 += b1
+        y2 += b2
     dt = out_ptr.dtype.element_ty
     y1, y2 = y1.to(dt).to(tl.float32), y2.to(dt).to(tl.float32)  # each projection output rounded, as eager's
     if ROPE:  # BLOCK_P divides GROUP, so all of a program's pairs belong to one head
         head = pid * BLOCK_P // GROUP  # 0..Q_HEADS-1: q, then KV_HEADS of k, then KV_HEADS of v
-        j = p % GROUP  # (BLOCK_P,) position in the head's first half
-        pos = tl.load(pos_ptr)
         if head < Q_HEADS + KV_HEADS:  # q and k turn by the position's angles; v does not
-            cos = tl.load(cos_ptr + pos * (2 * GROUP) + j).to(tl.float32)  # cos[j] = cos[j + GROUP]
-            sin = tl.load(sin_ptr + pos * (2 * GROUP) + j).to(tl.float32)
-            o1 = ((y1 * cos).to(dt).to(tl.float32) - (y2 * sin).to(dt).to(tl.float32)).to(dt)
-            o2 = ((y2 * cos).to(dt).to(tl.float32) + (y1 * sin).to(dt).to(tl.float32)).to(dt)
+            # each product rounded on its own, as eager rounds it: a plain * here would be fused into an FMA
+            o1 = (mul_rn(y1, cos).to(dt).to(tl.float32) - mul_rn(y2, sin).to(dt).to(tl.float32)).to(dt)
+            o2 = (mul_rn(y2, cos).to(dt).to(tl.float32) + mul_rn(y1, sin).to(dt).to(tl.float32)).to(dt)
         else:
             o1, o2 = y1.to(dt), y2.to(dt)
         if head < Q_HEADS:
