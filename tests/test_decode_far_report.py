@@ -115,8 +115,7 @@ def test_reading_states_the_kernel_counts_the_pdl_step_had(fixture_results, caps
     assert "with the same 146 kernels" in _reading(capsys)
     path = fixture_results / "nvidia-h200" / "decode.far.json"
     rec = json.loads(path.read_text())
-    for r in rec["data"]["rounds"]:
-        r["variants"]["pdl"]["kernels"] += 28
+    rec["data"]["profiles"]["pdl"]["kernels"] += 28
     rec["data"]["in_step"]["pdl"]["configs"]["attention"] = [16, 32, 2]
     path.write_text(json.dumps(rec))
     out = _reading(capsys)

@@ -31,6 +31,7 @@ fig.tight_layout()
 print(page.figure(fig, "One profiled decode step: host launch calls above GPU kernels, eager StaticCache against "
                        "the CUDA graph replay"))
 print(page.provenance(r))
-st = d["rounds"][-1]["variants"]["eager_static"]
-print(f"Under the profiler, the eager StaticCache step's host call took {page.num(st['cpu_us_profiled'] / 1e3, 2)} ms; "
-      f"timed without it, the host returned after {page.num(st['host_us'] / 1e3, 2)} ms.")
+st = report.variant_summary(d, "eager_static")
+print(f"Under the profiler, the eager StaticCache step's host call took "
+      f"{page.num(d['profiles']['eager_static']['cpu_us_profiled'] / 1e3, 2)} ms; timed without it, the host returned "
+      f"after {page.num(st['host_ms'], 2)} ms.")

@@ -34,7 +34,7 @@ from kernelbook.decode.measure import (
     WARM_STEPS,
     compare,
     copy_gbps,
-    one_round,
+    timed_then_profiled,
     tolerance,
     yardstick_model,
 )
@@ -321,14 +321,8 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
     del forced, ref32
 
     timed = [n for n in names if n in variants]
-    rounds = []
-    for r in range(rounds_n):
-        order = timed[r % len(timed):] + timed[:r % len(timed)]
-        rounds.append(one_round(decs, prompt, order, keep_detail=(r == rounds_n - 1)))
-        for name in order:
-            rounds[-1]["variants"][name]["loop_ms"] = loop_ms(decs[name], prompt)
-    mix = rounds[-1].pop("kernel_mix", {})
-    rounds[-1].pop("timelines", None)
+    measured = timed_then_profiled(decs, prompt, timed, rounds_n, lambda dec: {"loop_ms": loop_ms(dec, prompt)})
+    measured.pop("timelines")
 
     return finite({
         "steps": list(fast.STEPS), "advances": list(fast.ADVANCES), "baseline": BASELINE, "names": timed,
@@ -343,7 +337,7 @@ def far(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int
         "teacher_forced": checks, "free_running": free,
         "all_passed": not errors and all(c["passed"] for c in checks.values()), "build_errors": errors,
         "setup": {n: {k: v for k, v in variants[n].setup.items() if k not in ("graph", "step")} for n in timed},
-        "rounds": rounds, "kernel_mix": mix,
+        **measured,  # rounds, profiles, kernel_mix, after_profiler
     })
 
 

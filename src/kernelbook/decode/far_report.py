@@ -39,7 +39,8 @@ def check(data: dict[str, Any], name: str) -> dict[str, Any] | None:
 
 def step_summary(data: dict[str, Any], name: str) -> dict[str, Any] | None:
     """One variant over all rounds: median ms per step and its spread, the back-to-back time where measured,
-    kernels, GPU busy and host time, the share of the bandwidth floor, and its check. None if it has no rounds."""
+    host time, the share of the bandwidth floor, and its check; kernels and GPU busy time from its profile. None if
+    it has no rounds."""
     per = rounds_of(data, name)
     if not per:
         return None
@@ -47,13 +48,14 @@ def step_summary(data: dict[str, Any], name: str) -> dict[str, Any] | None:
     loops = [p["loop_ms"] for p in per if p.get("loop_ms") is not None]
     loop = across(loops) if loops else None
     c = check(data, name) or {}
-    busy_ms = statistics.median(p["busy_us"] for p in per) / 1e3
+    prof = data["profiles"][name]
+    busy_ms = prof["busy_us"] / 1e3
     return {
         "name": name, "label": data["labels"].get(name, name), "rounds": len(per),
         "step_ms": step["median"], "spread": step["spread"], "step_min_ms": step["min"], "step_max_ms": step["max"],
         "fastest_ms": min(p.get("step_ms_min", p["step_ms"]) for p in per),
         "loop_ms": loop["median"] if loop else None, "loop_spread": loop["spread"] if loop else None,
-        "kernels": statistics.median(p["kernels"] for p in per),
+        "kernels": prof["kernels"],
         "busy_ms": busy_ms, "overlapped": busy_ms > step["median"],  # kernel durations overlap (PDL): no idle split
         "host_ms": statistics.median(p["host_us"] for p in per) / 1e3,
         "tok_s": 1e3 / step["median"], "floor_share": data["floor_ms"] / step["median"],

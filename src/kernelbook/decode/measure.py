@@ -3,7 +3,8 @@
 Order matters and is the point: (1) every variant is built in one process on one StaticCache (the compiles each
 get an empty on-disk cache, so their times are cold); (2) every variant is checked teacher-forced against eager
 StaticCache, and run free on its own greedy tokens; (3) only then are interleaved timing rounds run, each timing 40
-steps with a synchronize around each (perf_counter) and profiling a few more.
+steps with a synchronize around each (perf_counter); (4) a few more steps of each are profiled, after the last
+round, and one more round is timed after the profiles.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import statistics
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -151,27 +153,49 @@ def time_steps(dec: Decoder, steps: int = TIMED_STEPS) -> dict[str, Any]:
     return {"step_ms": statistics.median(wall), "step_ms_min": min(wall), "host_us": statistics.median(host)}
 
 
-def one_round(decs: dict[str, Decoder], prompt: torch.Tensor, order: list[str], keep_detail: bool
-              ) -> dict[str, Any]:
+def time_round(decs: dict[str, Decoder], prompt: torch.Tensor, order: list[str],
+               extra: Callable[[Decoder], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """One round of timings, no profiler in it: each variant prefills, runs WARM_STEPS untimed steps and
+    time_steps, then whatever `extra` times (the decode-far page's back-to-back loop)."""
     out: dict[str, Any] = {"order": order, "smi": smi(), "variants": {}}
     for name in order:
         dec = decs[name]
         dec.start(prompt)
         for _ in range(WARM_STEPS):
             dec.advance()
-        t = time_steps(dec)
-        calls = split_calls(trace(dec.advance, calls=PROFILE_CALLS, warmup=1))
-        ks = kernel_summary(calls)
-        rec = {**t, "kernels": ks["per_call"], "launches": ks["launches"], "busy_us": ks["busy_us"],
-               "cpu_us_profiled": ks["cpu_us"], "span_us": ks["span_us"],
-               "idle_share": max(0.0, 1.0 - ks["busy_us"] / (t["step_ms"] * 1e3))}
-        if keep_detail:
-            out.setdefault("kernel_mix", {})[name] = kernel_names(ks["kernels"])
-            if name in TIMELINE_VARIANTS:
-                out.setdefault("timelines", {})[name] = timeline(calls[len(calls) // 2])
-        out["variants"][name] = rec
+        out["variants"][name] = {**time_steps(dec), **(extra(dec) if extra else {})}
     out["smi_end"] = smi()
     return out
+
+
+def profile_steps(dec: Decoder, prompt: torch.Tensor) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+    """PROFILE_CALLS steps under torch.profiler after the same warm-up: kernels and launches per step, GPU busy
+    time, the host's time under the profiler; with the calls and their kernels, for the kernel mix and timeline."""
+    dec.start(prompt)
+    for _ in range(WARM_STEPS):
+        dec.advance()
+    calls = split_calls(trace(dec.advance, calls=PROFILE_CALLS, warmup=1))
+    ks = kernel_summary(calls)
+    return ({"kernels": ks["per_call"], "launches": ks["launches"], "busy_us": ks["busy_us"],
+             "cpu_us_profiled": ks["cpu_us"], "span_us": ks["span_us"]}, calls, ks)
+
+
+def timed_then_profiled(decs: dict[str, Decoder], prompt: torch.Tensor, names: list[str], rounds_n: int,
+                        extra: Callable[[Decoder], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """`rounds_n` interleaved timing rounds (the order rotated each round, so that no variant is always first),
+    then one profile per variant, then one more timing round. The profiles come last because torch.profiler
+    leaves CUDA's profiling interface (CUPTI) attached when it stops: every launch after it costs the host more,
+    which the round after the profiles measures."""
+    rounds = [time_round(decs, prompt, names[r % len(names):] + names[:r % len(names)], extra)
+              for r in range(rounds_n)]
+    profiles, mix, timelines = {}, {}, {}
+    for name in names:
+        profiles[name], calls, ks = profile_steps(decs[name], prompt)
+        mix[name] = kernel_names(ks["kernels"])
+        if name in TIMELINE_VARIANTS:
+            timelines[name] = timeline(calls[len(calls) // 2])
+    return {"rounds": rounds, "profiles": profiles, "kernel_mix": mix, "timelines": timelines,
+            "after_profiler": time_round(decs, prompt, list(names), extra)}
 # --8<-- [end:timing]
 
 
@@ -228,10 +252,7 @@ def six_ways(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", names: t
                     "first_divergence": first_divergence(free["eager_static"], f)} for n, f in free.items()}
     del forced, free, ref32
 
-    rounds = []
-    for r in range(rounds_n):
-        order = list(names[r % len(names):] + names[:r % len(names)])  # rotate: no variant always first
-        rounds.append(one_round(decs, prompt, order, keep_detail=(r == rounds_n - 1)))
+    timed = timed_then_profiled(decs, prompt, list(names), rounds_n)
 
     setup = {n: {k: v for k, v in variants[n].setup.items() if k != "graph"} for n in variants}
     return {
@@ -240,13 +261,13 @@ def six_ways(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", names: t
         "prompt_len": prompt.shape[1], "cache_slots": CACHE_SLOTS, "check_steps": CHECK_STEPS, "rounds_n": rounds_n,
         "timed_steps": TIMED_STEPS,
         "profile_calls": PROFILE_CALLS, "timer": "perf_counter around each step, synchronize before and after",
+        "profiled": "after the timing rounds, then one more timing round (after_profiler)",
         "weight_bytes": wbytes, "params": param_count(model), "copy": copy,
         "floor_ms": wbytes / (copy["gbps"] * 1e9) * 1e3,
         "names": list(names), "labels": {n: V.LABELS[n] for n in names},
         "yardstick_fp32": yard, "tolerance": tol, "band": band, "tol_factor": TOL_FACTOR,
         "teacher_forced": checks, "free_running": free_out,
         "all_passed": not errors and all(c["passed"] for c in checks.values()), "build_errors": errors,
-        "setup": setup, "rounds": rounds,
-        # from the last round: what the torch.compile chapter reads, and the figure's one step
-        "kernel_mix": rounds[-1].pop("kernel_mix", {}), "timelines": rounds[-1].pop("timelines", {}),
+        "setup": setup, **timed,  # rounds, profiles, kernel_mix (the torch.compile chapter reads it), timelines,
+        # after_profiler
     }

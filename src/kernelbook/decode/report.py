@@ -24,25 +24,37 @@ def valid(data: dict[str, Any], name: str) -> bool:
 
 
 def variant_summary(data: dict[str, Any], name: str) -> dict[str, Any]:
-    """One variant over all rounds: step time (median and spread), kernels, GPU busy and idle, host time,
-    tokens per second and the share of the bandwidth floor it reaches."""
+    """One variant over all rounds: step time (median and spread), host time, tokens per second and the share of
+    the bandwidth floor it reaches; kernels and GPU busy time from its profile, idle the step's rest."""
     per = [r["variants"][name] for r in data["rounds"] if name in r["variants"]]
     if not per:
         raise KeyError(f"{name} has no timing rounds")
     step = across([p["step_ms"] for p in per])
-    busy = statistics.median(p["busy_us"] for p in per)
+    prof = data["profiles"][name]
+    busy = prof["busy_us"]
     setup = data["setup"].get(name, {})
     return {
         "name": name, "label": data["labels"][name], "valid": valid(data, name), "rounds": len(per),
         "step_ms": step["median"], "spread": step["spread"], "step_min_ms": step["min"], "step_max_ms": step["max"],
-        "kernels": statistics.median(p["kernels"] for p in per),
-        "launches": statistics.median(p["launches"] for p in per),
+        "kernels": prof["kernels"], "launches": prof["launches"],
         "busy_ms": busy / 1e3, "idle_ms": max(0.0, step["median"] - busy / 1e3),
         "idle_share": max(0.0, 1.0 - busy / 1e3 / step["median"]),
         "host_ms": statistics.median(p["host_us"] for p in per) / 1e3,
         "tok_s": 1e3 / step["median"], "floor_share": data["floor_ms"] / step["median"],
         "setup_s": setup.get("compile_s", setup.get("capture_s")),
     }
+
+
+def after_profiler(data: dict[str, Any], name: str) -> dict[str, float] | None:
+    """The variant timed once more after the profiles, against the median of the rounds before them: ms per step
+    and the host's µs per step, each with what it added. None if the result has no such round."""
+    a = data.get("after_profiler", {}).get("variants", {}).get(name)
+    per = [r["variants"][name] for r in data["rounds"] if name in r["variants"]]
+    if not a or not per:
+        return None
+    step, host = statistics.median(p["step_ms"] for p in per), statistics.median(p["host_us"] for p in per)
+    return {"step_ms": a["step_ms"], "host_us": a["host_us"], "before_ms": step, "before_host_us": host,
+            "added_ms": a["step_ms"] - step, "added_host_us": a["host_us"] - host}
 
 
 def summaries(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
