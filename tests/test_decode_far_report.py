@@ -181,7 +181,7 @@ def test_reading_sets_the_greedy_step_against_the_one_before(fixture_results, ca
     """The fixture's greedy step: 147 kernels, host 13.8 µs a step (median of 14.1, 13.5), loop 1.260 ms (median of
     1.262 and 1.258), synchronised 1.2535 ms; the PDL step before it: 204.45 µs, 1.277 ms, 1.344 ms."""
     out = _reading(capsys)
-    assert ("One kernel more in the graph (147 against 146) and the loop only replays it: the host spends 13.8 µs "
+    assert ("(147 kernels a step against 146), and the loop only replays the graph: the host spends 13.8 µs "
             "launching a step instead of 204.4 µs. Back to back the step took 1.260 ms against 1.277") in out
     assert "its own argmax matched the argmax of its logits at all 20 free-running steps" in out
     path = fixture_results / "nvidia-h200" / "decode.far.json"
@@ -191,4 +191,4 @@ def test_reading_sets_the_greedy_step_against_the_one_before(fixture_results, ca
     assert "**its own argmax matched the logits' at 19 of 20 steps**" in _reading(capsys)
     rec["data"]["advances"] = []  # a result from before the step existed
     path.write_text(json.dumps(rec))
-    assert "One kernel more in the graph" not in _reading(capsys)
+    assert "One kernel at the end of the graph" not in _reading(capsys)
