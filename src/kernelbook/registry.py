@@ -78,7 +78,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
          _DECODE + (SRC + "decode/compile_warm.py",),
          "Compile time of the decode step, cold and with the cache kept, in new processes", 480),
     _exp("decode.far", "kernelbook.decode.far:far", _FAR,
-         "How far batch-1 decode goes: tuned matvecs, then seven steps from the plain graph, checked and timed", 590),
+         "How far batch-1 decode goes: tuned matvecs, then eight steps from the plain graph, checked and timed", 590),
     # --- allocator experiments (issue 6) ---
     _exp("allocator.caching", "kernelbook.allocator.experiments:measure_caching", _ALLOC,
          "µs per allocation and per free, with and without the caching allocator", 180),
