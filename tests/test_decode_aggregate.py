@@ -82,6 +82,8 @@ def test_variant_summary_medians_across_rounds(data):
     assert s["tok_s"] == pytest.approx(1e3 / s["step_ms"])
     assert s["floor_share"] == pytest.approx(data["floor_ms"] / s["step_ms"])
     assert 0.0 <= s["idle_share"] < 1.0 and s["rounds"] == 4
+    prof = data["profiles"]["cuda_graph"]  # kernels and busy time: the one profile, taken after the rounds
+    assert s["kernels"] == prof["kernels"] and s["busy_ms"] == pytest.approx(prof["busy_us"] / 1e3)
     assert s["setup_s"] == data["setup"]["cuda_graph"]["capture_s"]
 
 
@@ -99,3 +101,48 @@ def test_free_running_table(data):
     assert rows["eager_static"]["same"] == rows["eager_static"]["of"] == data["check_steps"]
     div = data["free_running"]["compile_default"]["first_divergence"]["step"]
     assert rows["compile_default"]["same"] >= div
+
+
+def test_profiles_come_after_every_timing_round(monkeypatch):
+    """torch.profiler leaves CUPTI attached: no round may be timed after a profile except the one meant to show
+    its cost (after_profiler), and every variant gets one profile."""
+    from kernelbook.decode import measure
+
+    log: list[tuple[str, str]] = []
+
+    class Dec:
+        def __init__(self, name):
+            self.name = name
+
+        def start(self, prompt):
+            pass
+
+        def advance(self):
+            pass
+
+    monkeypatch.setattr(measure, "smi", lambda: {})
+    monkeypatch.setattr(measure, "time_steps", lambda dec: log.append(("time", dec.name)) or {"step_ms": 1.0})
+    monkeypatch.setattr(measure, "trace", lambda fn, calls, warmup: log.append(("profile", "")) or {})
+    monkeypatch.setattr(measure, "split_calls", lambda tr: [{"start": 0.0, "end": 1.0, "launches": [], "gpu": []}])
+    monkeypatch.setattr(measure, "kernel_summary", lambda calls: {"per_call": 3, "launches": 1, "busy_us": 5.0,
+                                                                  "cpu_us": 9.0, "span_us": 6.0, "kernels": []})
+    names = ["a", "b", "c"]
+    out = measure.timed_then_profiled({n: Dec(n) for n in names}, None, names, rounds_n=2,
+                                      extra=lambda dec: {"loop_ms": 0.5})
+    kinds = [k for k, _ in log]
+    first_profile = kinds.index("profile")
+    assert kinds[:first_profile] == ["time"] * 6 and kinds[first_profile:first_profile + 3] == ["profile"] * 3
+    assert kinds[first_profile + 3:] == ["time"] * 3  # the round after the profiles, and nothing else
+    assert [r["order"] for r in out["rounds"]] == [["a", "b", "c"], ["b", "c", "a"]]  # rotated per round
+    assert set(out["profiles"]) == set(names) and out["profiles"]["a"]["kernels"] == 3
+    assert out["after_profiler"]["variants"]["c"] == {"step_ms": 1.0, "loop_ms": 0.5}
+
+
+def test_after_profiler_against_the_rounds(data):
+    a = report.after_profiler(data, "cuda_graph")
+    per = [r["variants"]["cuda_graph"] for r in data["rounds"]]
+    assert a["before_ms"] == pytest.approx(statistics.median(p["step_ms"] for p in per))
+    assert a["added_host_us"] == pytest.approx(a["host_us"] - statistics.median(p["host_us"] for p in per))
+    d = copy.deepcopy(data)
+    del d["after_profiler"]
+    assert report.after_profiler(d, "cuda_graph") is None
