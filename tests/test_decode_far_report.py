@@ -192,3 +192,12 @@ def test_reading_sets_the_greedy_step_against_the_one_before(fixture_results, ca
     rec["data"]["advances"] = []  # a result from before the step existed
     path.write_text(json.dumps(rec))
     assert "One kernel at the end of the graph" not in _reading(capsys)
+
+
+def test_kernels_table_compares_with_the_last_step_whose_kernels_do_not_overlap(fixture_results, capsys):
+    """The last step (greedy) and the one before it (pdl) both overlap their kernels; the column to read each
+    kernel's cost from is the last step without PDL."""
+    runpy.run_path(str(Path(__file__).parents[1] / "snippets" / "decode-far" / "kernels_table.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "The step compared is “+ norm, RoPE, SwiGLU, residual in the matvecs”." in out
+    assert "`_next_token_kernel`" in out and "the last without it." in out

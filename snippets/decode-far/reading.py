@@ -124,7 +124,8 @@ else:
                 f"{page.num(g['over_ms'], 3)} ms over. ")
         if fused:
             owners = b["matvec_ms"] - d["floor_ms"] + b["attention_ms"] + b["idle_ms"] + b["host_ms"]
-            text += ("In the step before it, the matvecs' loss against the floor, attention, idle time"
+            text += (f"In “{d['labels'][fused]}”, the last step whose kernels do not overlap, the matvecs' loss "
+                     "against the floor, attention, idle time"
                      + (" and the round trip to the host" if far_report.has_loop(d) else "")
                      + f" came to {page.num(owners, 3)} ms together: "
                      + ("more than is missing. With everything else down to "

@@ -67,7 +67,7 @@ def best_valid(data: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def kernel_mix(data: dict[str, Any], name: str) -> dict[str, Any] | None:
-    """Triton against other kernels in one profiled step of the last round."""
+    """Triton against other kernels in one profiled step, taken after the timing rounds."""
     return data.get("kernel_mix", {}).get(name)
 
 
