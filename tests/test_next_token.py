@@ -54,7 +54,7 @@ def test_the_workspace_is_left_ready_for_the_next_launch(kernel):
         assert int(work[0].item()) == nt.KEY_FLOOR and int(work[1].item()) == 0
 
 
-def test_reference_matches_the_kernel_contract(kernel):
+def test_reference_takes_the_first_maximum_and_advances_the_position(kernel):
     nt = kernel("next_token")
     logits = torch.tensor([[0.5, 2.0, 2.0, -1.0]], device=DEVICE)
     ids, pos = torch.zeros(1, 1, dtype=torch.long, device=DEVICE), torch.tensor([7], device=DEVICE)
