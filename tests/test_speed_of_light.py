@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import runpy
+from pathlib import Path
+
 from kernelbook.speed_of_light import _against_copy, _first, _pick
 
 
@@ -28,3 +32,59 @@ def test_shares_are_of_the_copy_timed_in_the_same_rounds():
                           nbytes=10**9)
     assert timed["kernel"]["share_of_copy"] == 0.8 and timed["same-bytes copy"]["share_of_copy"] == 1.0
     assert round(timed["kernel"]["gbps"]) == 800 and "share_of_copy" not in timed["broken"]
+
+
+SNIPPETS = Path(__file__).parents[1] / "snippets" / "speed-of-light"
+
+
+def _edit(results: Path, name: str, change) -> None:
+    path = results / "nvidia-h200" / f"{name}.json"
+    rec = json.loads(path.read_text())
+    change(rec["data"])
+    path.write_text(json.dumps(rec))
+
+
+def _run(name: str, capsys) -> str:
+    runpy.run_path(str(SNIPPETS / name), run_name="__main__")
+    return capsys.readouterr().out
+
+
+def test_summary_sets_the_kernel_against_a_copy_of_its_program_size_both_ways(fixture_results, capsys):
+    out = _run("summary.py", capsys)
+    assert "it was never half a point ahead of the kernel" in out
+    assert "The misses are at 8,192 × 8,192 (16 KiB of each tensor per program) and 8,192 × 16,384" in out
+
+    def tile_ahead(data):  # the copy with the kernel's program size now a point ahead at 32,768 x 8,192
+        s = next(s for s in data["shapes"] if (s["rows"], s["hidden"]) == (32768, 8192))
+        s["versions"]["same-bytes copy, kernel-sized programs"]["share_of_copy"] = \
+            s["versions"]["multi-row Triton (best)"]["share_of_copy"] + 0.01
+    _edit(fixture_results, "sol.add_rmsnorm", tile_ahead)
+    out = _run("summary.py", capsys)
+    assert "at 32,768 × 8,192 it was 1.0 points ahead of the kernel, so the size of the programs does not" in out
+    assert "never half a point ahead" not in out
+
+
+def test_summary_names_the_rival_that_was_ahead_and_the_goal(fixture_results, capsys):
+    out = _run("summary.py", capsys)
+    assert "(ahead of it: torch.compile at 8,192 × 1,536)" in out and "so the goal is not met" in out
+
+    def all_met(data):
+        for s in data["shapes"]:
+            if s["bytes"] >= 64 << 20:
+                best = s["versions"]["multi-row Triton (best)"]
+                best.update(share_of_copy=0.99, ms=min(v["ms"] for v in s["versions"].values() if "ms" in v) / 2)
+    _edit(fixture_results, "sol.add_rmsnorm", all_met)
+    out = _run("summary.py", capsys)
+    assert "both at 8 of 8, so the goal is met" in out and "ahead of it" not in out and "The misses" not in out
+
+
+def test_swiglu_summary_counts_the_goal_both_ways(fixture_results, capsys):
+    out = _run("swiglu_summary.py", capsys)
+    assert "torch.compile by 0.5 points at 8,192 × 4,096" in out and "the goal is met at 3 of 4 shapes" in out
+
+    def ours_ahead(data):
+        for s in data["shapes"]:
+            s["versions"]["Triton (best block)"]["ms"] = min(v["ms"] for v in s["versions"].values() if "ms" in v) / 2
+    _edit(fixture_results, "sol.swiglu", ours_ahead)
+    out = _run("swiglu_summary.py", capsys)
+    assert "Ours was ahead of both at every one of them: the goal is met at 4 of 4." in out

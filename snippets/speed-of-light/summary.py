@@ -13,34 +13,56 @@ both = sum(x >= 0.98 and all(b["ms"] < s["versions"][o]["ms"] for o in RIVALS if
            for x, b, s in zip(share, best, big, strict=True))
 gap = max(abs(a - b) for a, b in zip(share, one_row, strict=True)) * 100
 points = f"{gap:.0f} point{'' if round(gap) == 1 else 's'}"
-by_rows = {n: [x for s, x in zip(big, share, strict=True) if s["rows"] == n] for n in sorted({s["rows"] for s in big})}
-sms = r.provenance.get("sm_count")
 small = [s for s in r.data["shapes"] if s["timing"] == "cuda graph"]
 small_share = [s["versions"]["multi-row Triton (best)"]["share_of_copy"] for s in small]
+small_tile = [s["versions"]["same-bytes copy, kernel-sized programs"]["share_of_copy"] for s in small]
+small_gap = [t - x for t, x in zip(small_tile, small_share, strict=True)]
 
-short = [n for n, xs in by_rows.items() if min(xs) < 0.98]
-# elements per program per tensor: the kernel's rows x hidden against the copy's block, at the shapes that missed
-ratio = [s["best_config"][0] * s["hidden"] / s["copy_config"][0] for s in big if s["rows"] in short]
-lo, hi = (min(ratio), max(ratio)) if ratio else (0, 0)
-tail = ""
-if sms and len(by_rows) > 1 and short and max(by_rows) not in short:  # the misses are all at the fewer rows
-    tail = (" Every miss is at " + " and ".join(f"{n:,}" for n in short) + " rows, where the best configuration ranged "
-            "from " + "; ".join(f"{min(by_rows[n]) * 100:.0f}% to {max(by_rows[n]) * 100:.0f}%" for n in short)
-            + f"; at {max(by_rows):,} rows it ranged from {min(by_rows[max(by_rows)]) * 100:.0f}% to "
-            f"{max(by_rows[max(by_rows)]) * 100:.0f}%. A row is never split between programs, so {short[0]:,} rows "
-            f"are {short[0] / sms:.1f} rows an SM on {sms} SMs, and the copy's programs there were {lo:.1f} to "
-            f"{hi:.1f} times smaller than the kernel's. With fewer, larger programs the launch's start and its partly "
-            "filled last wave weigh more; that is our guess at the cause, not something this run shows.")
+# the same copy cut into programs of the kernel's tile, timed in the same rounds: program size without arithmetic
+tile = [s["versions"]["same-bytes copy, kernel-sized programs"]["share_of_copy"] for s in big]
+lead, at = min(((b - t, s) for b, t, s in zip(share, tile, big, strict=True)), key=lambda p: p[0])
+tile_text = (f" A copy cut into programs as large as the kernel's tile, timed in the same rounds, reached "
+             f"{min(tile) * 100:.0f}% to {max(tile) * 100:.0f}% of the best copy, ")
+if lead > -0.005:
+    tile_text += ("and it was never half a point ahead of the kernel: a copy with programs that large loses at least "
+                  "as much, so the gap is the price of the program size, not of the kernel's arithmetic or its "
+                  "reduction.")
+else:
+    tile_text += (f"and at {at['rows']:,} × {at['hidden']:,} it was {-lead * 100:.1f} points ahead of the kernel, so "
+                  "the size of the programs does not explain all of the gap.")
+missed = [s for s, x in zip(big, share, strict=True) if x < 0.98]
+
+
+def kib(elements: int) -> str:
+    return f"{elements * 2 / 1024:g} KiB"
+
+
+if missed:
+    copy_sizes = sorted({kib(s["copy_config"][0]) for s in missed})
+    tile_text += (" The misses are at " + " and ".join(
+        f"{s['rows']:,} × {s['hidden']:,} ({kib(s['best_config'][0] * s['hidden'])} of each tensor per program)"
+        for s in missed) + "; the fastest copy there moved " + " and ".join(copy_sizes) + " per program. A row's "
+        "sum of squares needs the whole row in one program, so the kernel cannot be cut that fine without programs "
+        "exchanging partial sums.")
+behind = {f"{s['rows']:,} × {s['hidden']:,}": [o for o in RIVALS if s["versions"].get(o, {}).get("ms", 1e9) <= b["ms"]]
+          for b, s in zip(best, big, strict=True)}
+behind_text = "; ".join(f"{' and '.join(o)} at {k}" for k, o in behind.items() if o)
+
+own_work = (f"the rest, up to {max(small_gap) * 100:.0f} points, is the kernel's own work on each row"
+            if max(small_gap) > 0.005 else "the kernel's own work adds nothing to it")
+small_text = (f" The decode-sized shapes ({min(s['rows'] for s in small)} to {max(s['rows'] for s in small)} rows) "
+              f"are another matter: replayed from a graph, the best kernel reached only {min(small_share) * 100:.0f}% "
+              f"to {max(small_share) * 100:.0f}% of the copy. A copy cut into programs of the kernel's size reached "
+              f"{min(small_tile) * 100:.0f}% to {max(small_tile) * 100:.0f}% there: part of the loss is that so few "
+              f"programs cannot fill the GPU, and {own_work}.")
+
 print(
     f"Over the {len(big)} shapes that move at least 64 MiB, the multi-row kernel's best configuration reached "
-    f"{min(share) * 100:.0f}% to {max(share) * 100:.0f}% of a copy that moves the same bytes. It reached 98% at "
-    f"{at_98} of them and beat torch.compile, Liger-Kernel and F.rms_norm at {ahead}; both at {both} of "
-    f"{len(big)}, so the goal is {'met' if both == len(big) else 'not met'}.{tail} The fusion chapter's one-row kernel "
-    f"ranged from {min(one_row) * 100:.0f}% to {max(one_row) * 100:.0f}%, never more than {points} "
-    f"from it: at large shapes one row per program is already close to the copy. The decode-sized shapes "
-    f"(1 to 64 rows) are another "
-    f"matter: replayed from a graph, the best kernel reached only {min(small_share) * 100:.0f}% to "
-    f"{max(small_share) * 100:.0f}% of the copy: with so few rows the grid cannot fill the GPU, and, we think, "
-    f"the reduction along each row adds latency that a copy does not have. For scale, a plain 1 GiB device copy in the "
-    f"same process ran at {page.num(r.data['large_copy']['gbps'], 0)} GB/s."
+    f"{min(share) * 100:.1f}% to {max(share) * 100:.1f}% of a copy that moves the same bytes. It reached 98% at "
+    f"{at_98} of them and beat torch.compile, Liger-Kernel and F.rms_norm at {ahead}"
+    f"{f' (ahead of it: {behind_text})' if behind_text else ''}; both at {both} of "
+    f"{len(big)}, so the goal is {'met' if both == len(big) else 'not met'}.{tile_text} The fusion chapter's one-row "
+    f"kernel ranged from {min(one_row) * 100:.0f}% to {max(one_row) * 100:.0f}%, never more than {points} from it: "
+    f"at large shapes one row per program is already close to the copy.{small_text} For scale, a plain 1 GiB device "
+    f"copy in the same process ran at {page.num(r.data['large_copy']['gbps'], 0)} GB/s."
 )
