@@ -61,8 +61,10 @@ print(
     f"{min(share) * 100:.1f}% to {max(share) * 100:.1f}% of a copy that moves the same bytes. It reached 98% at "
     f"{at_98} of them and beat torch.compile, Liger-Kernel and F.rms_norm at {ahead}"
     f"{f' (ahead of it: {behind_text})' if behind_text else ''}; both at {both} of "
-    f"{len(big)}, so the goal is {'met' if both == len(big) else 'not met'}.{tile_text} The fusion chapter's one-row "
-    f"kernel ranged from {min(one_row) * 100:.0f}% to {max(one_row) * 100:.0f}%, never more than {points} from it: "
-    f"at large shapes one row per program is already close to the copy.{small_text} For scale, a plain 1 GiB device "
-    f"copy in the same process ran at {page.num(r.data['large_copy']['gbps'], 0)} GB/s."
+    f"{len(big)}, so the goal is {'met' if both == len(big) else 'not met'}. The fusion chapter's one-row kernel "
+    f"ranged from {min(one_row) * 100:.0f}% to {max(one_row) * 100:.0f}%, never more than {points} from it: at "
+    "large shapes one row per program is already close to the copy.\n"
 )
+print(tile_text.strip() + "\n")
+print(f"{small_text.strip()} For scale, a plain 1 GiB device copy in the same process ran at "
+      f"{page.num(r.data['large_copy']['gbps'], 0)} GB/s.")
