@@ -14,7 +14,7 @@ from typing import Any
 from kernelbook.decode.report import across
 
 GOAL_MS = 1.0  # the goal set for the last step: at most this many ms per decode step (a target, not a measurement)
-OURS = re.compile(r"_\w+_kernel")
+OURS = re.compile(r"_\w+_kernel")  # Triton names a kernel after its Python function: this book's kernels
 SITE_WHAT = {  # what each site's launch computes (fast.py); a site added later shows its name only
     "qkv": "q, k, v projection + bias",
     "o": "output projection + residual",
@@ -24,7 +24,7 @@ SITE_WHAT = {  # what each site's launch computes (fast.py); a site added later 
     "qkv_rope": "RMSNorm + q, k, v + bias + RoPE + cache write (pairs)",
     "swiglu": "RMSNorm + gate, up + SwiGLU (pairs)",
     "attention": "attention over the filled slots",
-}  # Triton names a kernel after its Python function: this book's kernels
+}
 
 
 def rounds_of(data: dict[str, Any], name: str) -> list[dict[str, Any]]:
