@@ -45,6 +45,8 @@ _ALLOC = (SRC + "allocator/demos.py", SRC + "allocator/model.py", SRC + "allocat
 
 _SOL = (SRC + "speed_of_light.py", SRC + "kernels/add_rmsnorm_rows.py", SRC + "kernels/same_bytes_copy.py",
         SRC + "kernels/add_rmsnorm.py", SRC + "kernels/swiglu.py", SRC + "fusion.py", SRC + "machine.py")
+_SOL_DESIGNS = _SOL + (SRC + "sol_designs.py", SRC + "kernels/add_rmsnorm_persistent.py",
+                       SRC + "kernels/add_rmsnorm_split_row.py", SRC + "kernels/add_rmsnorm_warp_rows.py")
 
 EXPERIMENTS: tuple[Experiment, ...] = (
     _exp("machine", "kernelbook.machine:measure", _MACHINE,
@@ -93,6 +95,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
          "Fused add+RMSNorm against a same-bytes copy across widths and row counts", 420),
     _exp("sol.swiglu", "kernelbook.speed_of_light:measure_swiglu", _SOL,
          "Fused SwiGLU against a same-bytes copy across row counts", 300),
+    _exp("sol.designs", "kernelbook.sol_designs:measure", _SOL_DESIGNS,
+         "Persistent, split-row and warp-per-row add+RMSNorm against the row kernel and the same-bytes copy", 420),
 )
 
 BY_NAME: dict[str, Experiment] = {e.name: e for e in EXPERIMENTS}

@@ -1,0 +1,113 @@
+"""Speed of light, the designs that lose: three other ways to write add+RMSNorm, each held to the same-bytes copy
+in the same rounds as the row kernel, at the wide shapes where the row kernel stays under the copy.
+
+- persistent: a few programs per SM walk the rows and load the next block before reducing the current one;
+- split row: a row split over several programs that exchange partial sums (the last to arrive writes y);
+- warp rows: one warp per row, so the sum of squares needs no barrier between warps.
+
+Each is checked against eager PyTorch on the same inputs first; each design's configurations are swept, and its
+fastest few timed in the rounds, as on the rest of the page (speed_of_light.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import triton
+
+from kernelbook import speed_of_light as sol
+from kernelbook.fusion import compare, make_qwen2_norm, qwen2_add_rmsnorm, random_bf16
+from kernelbook.kernels.add_rmsnorm_persistent import add_rmsnorm_persistent
+from kernelbook.kernels.add_rmsnorm_rows import add_rmsnorm_rows
+from kernelbook.kernels.add_rmsnorm_split_row import add_rmsnorm_split_row, workspace
+from kernelbook.kernels.add_rmsnorm_warp_rows import CHUNK, launch
+from kernelbook.kernels.same_bytes_copy import same_bytes_copy
+
+SHAPES = ((8192, 4096), (8192, 8192), (8192, 16384))
+REGISTERS = 255  # the most a thread can have
+DESIGNS = ("row kernel", "persistent", "split row", "warp rows")
+
+
+def _configs(hidden: int) -> dict[str, list[tuple[int, ...]]]:
+    block = triton.next_power_of_2(hidden)
+
+    def per_thread(elements: int, warps: int) -> int:
+        return elements // (warps * 32)
+    return {
+        "row kernel": [(rw, wp) for rw in (1, 2, 4) for wp in (4, 8, 16, 32)
+                       if rw * block <= 32768 and 8 <= per_thread(rw * block, wp) <= 64],
+        # (rows per block, warps, programs per SM): at most 64 warps on an SM
+        "persistent": [(rw, wp, k) for rw in (1, 2) for wp in (16, 32) for k in (1, 2, 4)
+                       if wp * k <= 64 and 8 <= per_thread(rw * block, wp) <= 32],
+        # (programs per row, warps)
+        "split row": [(s, wp) for s in (2, 4, 8) for wp in (4, 8, 16) if 4 <= per_thread(block // s, wp) <= 32],
+        # rows (and warps) per program; a thread holds hidden / 32 elements of each tensor, two bf16 per register
+        "warp rows": [(rw,) for rw in (1, 2, 4)] if hidden // 64 <= REGISTERS else [],
+    }
+
+
+def _shape(rows: int, hidden: int) -> dict[str, Any]:
+    timer = sol._timer(False)
+    x, r = random_bf16(rows, hidden, seed=rows * 7 + hidden)  # the inputs of sol.add_rmsnorm at this shape
+    norm = make_qwen2_norm(hidden, "cuda")
+    w = norm.weight
+    h_ref, y_ref = qwen2_add_rmsnorm(x, r, norm)
+    outs = (torch.full_like(x, float("nan")), torch.full_like(x, float("nan")))
+    run = {
+        "row kernel": lambda c, o: add_rmsnorm_rows(x, r, w, sol.EPS, out=o, config=c),
+        "persistent": lambda c, o: add_rmsnorm_persistent(x, r, w, sol.EPS, out=o, config=c),
+        "split row": lambda c, o: add_rmsnorm_split_row(x, r, w, sol.EPS, out=o, config=c),
+        "warp rows": lambda c, o: launch(x, r, w, sol.EPS, o, c[0]),
+    }
+    configs = _configs(hidden)
+
+    # correct before fast: every configuration of every design, on fresh poisoned outputs, against eager
+    check, kernels = {}, {}
+    for design, cfgs in configs.items():
+        for c in cfgs:
+            o = (torch.full_like(x, float("nan")), torch.full_like(x, float("nan")))
+            launched = run[design](c, o)
+            ch, cy = compare(o[0], h_ref), compare(o[1], y_ref)
+            assert ch["bit_identical"], f"{design} {c} at ({rows}, {hidden}): h differs from eager"
+            assert cy["max_steps"] <= 2, f"{design} {c} at ({rows}, {hidden}): y off by {cy['max_steps']} steps"
+            check[f"{design} {c}"] = {"h": ch, "y": cy}
+            if design == "warp rows":
+                kernels[str(c)] = {"registers": getattr(launched, "n_regs", None),  # None under the interpreter
+                                   "spilled_bytes": getattr(launched, "n_spills", None)}
+        if design == "split row":
+            assert all(int(workspace(x.device, rows, c[0])[1].abs().sum()) == 0 for c in cfgs), "counters not reset"
+
+    sweeps, names, versions = {}, {}, {}
+    top_copy, sweeps["same-bytes copy"] = sol._sweep_configs(timer, {c: (lambda c=c: same_bytes_copy(x, r, outs, *c))
+                                                                 for c in sol.COPY_CONFIGS})
+    names["same-bytes copy"] = {c: f"copy {c}" for c in top_copy}
+    versions.update({n: (lambda c=c: same_bytes_copy(x, r, outs, *c)) for c, n in names["same-bytes copy"].items()})
+    for design, cfgs in configs.items():
+        if not cfgs:
+            continue
+        top, sweeps[design] = sol._sweep_configs(timer, {c: (lambda c=c, d=design: run[d](c, outs)) for c in cfgs})
+        names[design] = {c: f"{design} {c}" for c in top}
+        versions.update({n: (lambda c=c, d=design: run[d](c, outs)) for c, n in names[design].items()})
+    timed = sol._rounds(timer, versions)
+    picked, finalists = {}, {}
+    for design, n in names.items():
+        best, finalists[design] = sol._pick(timed, n, design)
+        picked[design] = list(best)
+    order = [d for d in DESIGNS if d in timed]
+    timed = sol._against_copy(sol._first(timed, "same-bytes copy", *order), 4 * x.numel() * 2 + hidden * 2)
+    return {"rows": rows, "hidden": hidden, "configs": picked, "versions": timed, "sweep_ms": sweeps,
+            "finalist_rounds": finalists, "warp_rows_kernels": kernels,
+            "not_run": {} if configs["warp rows"] else {"warp rows": (
+                f"{hidden // 32} elements of each tensor per thread: {hidden // 64} registers for x alone, more than "
+                f"the {REGISTERS} a thread has")},
+            "check": check}
+
+
+def measure() -> dict[str, Any]:
+    shapes = []
+    for rows, hidden in SHAPES:
+        shapes.append(_shape(rows, hidden))
+        torch.cuda.empty_cache()
+    return {"shapes": shapes, "rounds": sol.ROUNDS, "finalists": sol.FINALISTS, "chunk": CHUNK,
+            "sms": torch.cuda.get_device_properties(0).multi_processor_count}
