@@ -73,8 +73,9 @@ def _shape(rows: int, hidden: int) -> dict[str, Any]:
             assert cy["max_steps"] <= 2, f"{design} {c} at ({rows}, {hidden}): y off by {cy['max_steps']} steps"
             check[f"{design} {c}"] = {"h": ch, "y": cy}
             if design == "warp rows":
-                kernels[str(c)] = {"registers": getattr(launched, "n_regs", None),  # None under the interpreter
-                                   "spilled_bytes": getattr(launched, "n_spills", None)}
+                spills = getattr(launched, "n_spills", None)  # Triton's count of 4-byte local words; None interpreted
+                kernels[str(c)] = {"registers": getattr(launched, "n_regs", None),
+                                   "local_bytes": None if spills is None else spills * 4}
         if design == "split row":
             assert all(int(workspace(x.device, rows, c[0])[1].abs().sum()) == 0 for c in cfgs), "counters not reset"
 
