@@ -74,8 +74,10 @@ def _shape(rows: int, hidden: int) -> dict[str, Any]:
             check[f"{design} {c}"] = {"h": ch, "y": cy}
             if design == "warp rows":
                 spills = getattr(launched, "n_spills", None)  # Triton's count of 4-byte local words; None interpreted
+                ptx = getattr(launched, "asm", {}).get("ptx")
                 kernels[str(c)] = {"registers": getattr(launched, "n_regs", None),
-                                   "local_bytes": None if spills is None else spills * 4}
+                                   "local_bytes": None if spills is None else spills * 4,
+                                   "barriers": None if ptx is None else ptx.count("bar.sync")}
         if design == "split row":
             assert all(int(workspace(x.device, rows, c[0])[1].abs().sum()) == 0 for c in cfgs), "counters not reset"
 
