@@ -3,7 +3,7 @@ in the same rounds as the row kernel, at the wide shapes where the row kernel st
 
 - persistent: a few programs per SM walk the rows and load the next block before reducing the current one;
 - split row: a row split over several programs that exchange partial sums (the last to arrive writes y);
-- warp rows: one warp per row, so the sum of squares needs no barrier between warps.
+- warp rows: a row per warp, so its sum of squares is reduced inside the warp.
 
 Each is checked against eager PyTorch on the same inputs first; each design's configurations are swept, and its
 fastest few timed in the rounds, as on the rest of the page (speed_of_light.py).

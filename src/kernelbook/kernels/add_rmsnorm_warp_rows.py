@@ -1,10 +1,10 @@
-"""Residual add + RMSNorm with one warp per row: a row's sum of squares is reduced by shuffles inside its warp, so
-no warp ever waits at a barrier for another.
+"""Residual add + RMSNorm with a row per warp: the row's sum of squares is reduced by shuffles inside the warp, and
+with one warp per program no warp can wait at a barrier for another.
 
-The tile is (CHUNKS, ROWS, 256): Triton gives each warp one of the ROWS, and a thread keeps 8 elements of every
-256-element chunk of its row, so a whole row lives in one warp's registers. That is its limit: a 4,096-wide row is
-128 elements per thread and tensor, and at 8,192 a thread runs out of registers. The arithmetic and rounding are
-add_rmsnorm_rows.py's. The speed-of-light page measures it against that kernel.
+The tile is (CHUNKS, ROWS, 256): each thread keeps 8 elements of every 256-element chunk of its row, so a whole row
+lives in one warp's registers. That is its limit: a 4,096-wide row is 128 elements per thread and tensor, and at
+8,192 a thread runs out of registers. With more rows (and warps) per program, the layout is the compiler's choice;
+the speed-of-light page counts the barriers it emitted. The arithmetic and rounding are add_rmsnorm_rows.py's.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ CHUNK = 256  # one warp's 32 threads x 8 elements (a 16-byte load each)
 def _add_rmsnorm_warp_rows_kernel(x_ptr, r_ptr, w_ptr, h_ptr, y_ptr, n_rows, n_cols, eps,
                                   ROWS: tl.constexpr, CHUNK: tl.constexpr, CHUNKS: tl.constexpr):
     chunk = tl.arange(0, CHUNKS)[:, None, None]  # (CHUNKS, 1, 1): stays inside each thread
-    rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)[None, :, None]  # (1, ROWS, 1): one warp each
+    rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)[None, :, None]  # (1, ROWS, 1)
     cols = chunk * CHUNK + tl.arange(0, CHUNK)[None, None, :]  # (CHUNKS, 1, CHUNK): the warp's 32 threads
     mask = (rows < n_rows) & (cols < n_cols)
     offs = rows * n_cols + cols
@@ -34,9 +34,9 @@ def _add_rmsnorm_warp_rows_kernel(x_ptr, r_ptr, w_ptr, h_ptr, y_ptr, n_rows, n_c
     h = (x + r).to(h_ptr.dtype.element_ty)
     tl.store(h_ptr + offs, h, mask=mask)  # 2 B/elem h
     hf = h.to(tl.float32)
-    ss = tl.sum(tl.sum(hf * hf, axis=0), axis=1)  # (ROWS,): chunks inside the thread, then 5 shuffles
+    ss = tl.sum(tl.sum(hf * hf, axis=0), axis=1)  # (ROWS,): the chunks in-thread, then across the warp
     rstd = tl.math.rsqrt(ss * (1.0 / n_cols) + eps)[None, :, None]
-    wcols = tl.broadcast_to(cols, (CHUNKS, ROWS, CHUNK))  # the weight in the tile's own layout: no shared memory
+    wcols = tl.broadcast_to(cols, (CHUNKS, ROWS, CHUNK))  # the weight in the tile's own shape
     w = tl.load(w_ptr + wcols, mask=wcols < n_cols, other=0.0).to(tl.float32)
     normed = (hf * rstd).to(y_ptr.dtype.element_ty).to(tl.float32)
     tl.store(y_ptr + offs, (normed * w).to(y_ptr.dtype.element_ty), mask=mask)  # 2 B/elem y
