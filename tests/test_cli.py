@@ -93,5 +93,5 @@ def test_editing_the_machine_experiment_makes_check_fail_until_remeasured(tmp_pa
     assert "python -m kernelbook run machine" in out
     stale = [line for line in out.splitlines() if line.startswith("STALE")]
     assert all(line.split()[1].rstrip(":") in ("machine", "fusion.eager_bytes", "fusion.exactness",
-                                               "fusion.versions", "sol.add_rmsnorm", "sol.swiglu")
+                                               "fusion.versions", "sol.add_rmsnorm", "sol.swiglu", "sol.designs")
                for line in stale), stale  # only the experiments that declare machine.py

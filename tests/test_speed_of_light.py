@@ -88,3 +88,23 @@ def test_swiglu_summary_counts_the_goal_both_ways(fixture_results, capsys):
     _edit(fixture_results, "sol.swiglu", ours_ahead)
     out = _run("swiglu_summary.py", capsys)
     assert "Ours was ahead of both at every one of them: the goal is met at 4 of 4." in out
+
+
+def test_designs_summary_names_a_design_ahead_of_the_row_kernel_only_when_one_is(fixture_results, capsys):
+    out = _run("designs_summary.py", capsys)
+    assert "None of the three was ahead of the row kernel at any shape." in out
+    assert "at 8,192 wide every configuration spilled to local memory" in out
+    assert "at 16,384 wide it is not run (512 elements of each tensor per thread" in out
+
+    def split_ahead(data):
+        s = next(s for s in data["shapes"] if (s["rows"], s["hidden"]) == (8192, 8192))
+        s["versions"]["split row"]["share_of_copy"] = s["versions"]["row kernel"]["share_of_copy"] + 0.01
+    _edit(fixture_results, "sol.designs", split_ahead)
+    out = _run("designs_summary.py", capsys)
+    assert "Ahead of the row kernel: split row at 8,192 × 8,192." in out and "None of the three" not in out
+
+
+def test_designs_table_marks_the_design_that_was_not_run(fixture_results, capsys):
+    out = _run("designs_table.py", capsys)
+    row = next(line for line in out.splitlines() if line.startswith("| 8,192 × 16,384"))
+    assert row.endswith("| not run |") and "(2 programs/row × 16 warps)" in row

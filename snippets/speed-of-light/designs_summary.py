@@ -1,0 +1,57 @@
+from kernelbook import page
+
+r = page.result("sol.designs")
+shapes = r.data["shapes"]
+OTHERS = ["persistent", "split row", "warp rows"]
+
+
+def share(s: dict, design: str) -> float | None:
+    return s["versions"].get(design, {}).get("share_of_copy")
+
+
+def span(design: str) -> str:
+    got = [x for s in shapes if (x := share(s, design)) is not None]
+    return f"{min(got) * 100:.1f}% to {max(got) * 100:.1f}%"
+
+
+ahead = [f"{d} at {s['rows']:,} × {s['hidden']:,}" for s in shapes for d in OTHERS
+         if (x := share(s, d)) is not None and x > share(s, "row kernel")]
+print(
+    f"In {r.data['rounds']} interleaved rounds with the {r.data['finalists']} fastest configurations of each design, "
+    f"the row kernel reached {span('row kernel')} of the copy at these shapes; the persistent kernel "
+    f"{span('persistent')}, the split row {span('split row')}, and the warp per row {span('warp rows')}. "
+    + ("None of the three was ahead of the row kernel at any shape." if not ahead
+       else f"Ahead of the row kernel: {'; '.join(ahead)}.")
+)
+
+warp = {s["hidden"]: s for s in shapes if "warp rows" in s["versions"]}
+
+
+def fastest(h: int) -> dict:
+    return warp[h]["warp_rows_kernels"][str(tuple(warp[h]["configs"]["warp rows"]))]
+
+
+def warps(h: int) -> str:
+    w = warp[h]["configs"]["warp rows"][0]
+    return f"{w} warp{'s' * (w > 1)} per program"
+
+
+parts = []
+for h, s in warp.items():
+    local = [k["local_bytes"] for k in s["warp_rows_kernels"].values()]
+    got, row = share(s, "warp rows"), share(s, "row kernel")
+    state = ("every configuration fitted in registers" if max(local) == 0 else
+             "every configuration spilled to local memory" if min(local) > 0 else "some configurations spilled")
+    parts.append(f"at {h:,} wide {state} (the fastest, {warps(h)}: {fastest(h)['registers']} registers and "
+                 f"{fastest(h)['local_bytes']:,} bytes of local memory per thread) and it reached {got * 100:.1f}% "
+                 f"of the copy, {'behind' if got < row else 'ahead of'} the row kernel's {row * 100:.1f}%")
+parts += [f"at {s['hidden']:,} wide it is not run ({s['not_run']['warp rows']})" for s in shapes
+          if "warp rows" in s["not_run"]]
+one = {k["barriers"] for s in warp.values() for c, k in s["warp_rows_kernels"].items() if c == "(1,)"}
+more = {c.strip("(,)"): k["barriers"] for s in warp.values() for c, k in s["warp_rows_kernels"].items() if c != "(1,)"}
+print()
+print(f"Registers limit the warp per row: {'; '.join(parts)}." + (
+    f" In its PTX, the one-warp program has {'no barrier' if one == {0} else 'barriers'}; with "
+    f"{' or '.join(sorted(more))} warps per program Triton emitted "
+    f"{min(more.values())}{'' if min(more.values()) == max(more.values()) else f' to {max(more.values())}'} "
+    "barriers all the same." if one and more else ""))

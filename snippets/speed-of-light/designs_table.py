@@ -1,0 +1,29 @@
+from kernelbook import page
+
+r = page.result("sol.designs")
+DESIGNS = ["row kernel", "persistent", "split row", "warp rows"]
+
+
+def n(count: int, what: str) -> str:
+    return f"{count} {what}{'' if count == 1 else 's'}"
+
+
+def config(design: str, c: list[int]) -> str:
+    return {"row kernel": lambda: f"{n(c[0], 'row')} × {n(c[1], 'warp')}",
+            "persistent": lambda: f"{n(c[0], 'row')} × {n(c[1], 'warp')}, {c[2]}/SM",
+            "split row": lambda: f"{c[0]} programs/row × {n(c[1], 'warp')}",
+            "warp rows": lambda: n(c[0], "warp")}[design]()
+
+
+def cell(s: dict, design: str) -> str:
+    if design in s["not_run"]:
+        return "not run"
+    v = s["versions"][design]
+    return "fails" if "error" in v else f"{v['share_of_copy'] * 100:.1f}% ({config(design, s['configs'][design])})"
+
+
+rows = [[f"{s['rows']:,} × {s['hidden']:,}", page.num(s["versions"]["same-bytes copy"]["gbps"], 0),
+         *[cell(s, d) for d in DESIGNS]] for s in r.data["shapes"]]
+print(page.table(["rows × hidden", "copy GB/s", *[f"{d} (of copy)" for d in DESIGNS]], rows, align="lrrrrr",
+                 name="sol-designs"))
+print(page.provenance(r))
