@@ -43,7 +43,7 @@ if missed:
         f"{s['rows']:,} × {s['hidden']:,} ({kib(s['best_config'][0] * s['hidden'])} of each tensor per program)"
         for s in missed) + "; the fastest copy there moved " + " and ".join(copy_sizes) + " of each tensor per "
         "program. A row's sum of squares needs the whole row in one program, so the kernel cannot be cut that fine "
-        "without programs exchanging partial sums ([the split row below](#three-designs-that-lose) tries that).")
+        "without programs exchanging partial sums ([the split row below](#three-other-designs) tries that).")
 behind = {f"{s['rows']:,} × {s['hidden']:,}": [o for o in RIVALS if s["versions"].get(o, {}).get("ms", 1e9) <= b["ms"]]
           for b, s in zip(best, big, strict=True)}
 behind_text = "; ".join(f"{' and '.join(o)} at {k}" for k, o in behind.items() if o)

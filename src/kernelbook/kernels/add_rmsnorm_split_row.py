@@ -2,9 +2,9 @@
 
 Each program adds and stores its slice of h and its slice's sum of squares, then counts itself in with an atomic.
 The row's last program to arrive sees every partial sum, and writes the whole row's y from h read back through L2.
-No program waits for another, and a program holds 1/S of a row. The arithmetic and rounding
-are add_rmsnorm_rows.py's; the sum of squares is added in a different order (per slice, then across slices).
-The speed-of-light page measures it against that kernel.
+No program waits for another, and a program holds 1/S of a row. The arithmetic and rounding are add_rmsnorm_rows.py's;
+the sum of squares is added in a different order (per slice, then across slices). The speed-of-light page measures
+it against that kernel.
 """
 
 from __future__ import annotations
