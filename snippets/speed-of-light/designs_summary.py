@@ -50,7 +50,7 @@ parts += [f"at {s['hidden']:,} wide it is not run ({s['not_run']['warp rows']})"
 one = {k["barriers"] for s in warp.values() for c, k in s["warp_rows_kernels"].items() if c == "(1,)"}
 more = {c.strip("(,)"): k["barriers"] for s in warp.values() for c, k in s["warp_rows_kernels"].items() if c != "(1,)"}
 print()
-print(f"Registers limit the warp per row: {'; '.join(parts)}." + (
+print(f"The warp per row keeps a whole row in registers: {'; '.join(parts)}." + (
     f" In its PTX, the one-warp program has {'no barrier' if one == {0} else 'barriers'}; with "
     f"{' or '.join(sorted(more))} warps per program Triton emitted "
     f"{min(more.values())}{'' if min(more.values()) == max(more.values()) else f' to {max(more.values())}'} "
