@@ -11,7 +11,7 @@ from kernelbook.kernels.same_bytes_copy import same_bytes_copy, same_bytes_copy_
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # on the CPU, conftest puts Triton in interpreter mode
 
 SHAPES = [(1, 64), (3, 100), (17, 1536), (5, 33)]
-CONFIGS = [(1, 4), (4, 4), (16, 8)]
+CONFIGS = [(1, 4, False), (1, 4, True), (4, 4, True), (16, 8, False)]  # (rows, warps, h stored late)
 
 
 @pytest.mark.parametrize("shape", SHAPES)

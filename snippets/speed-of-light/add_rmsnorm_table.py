@@ -10,6 +10,10 @@ def cell(v: dict) -> str:
     return "fails" if "error" in v else f"{v['share_of_copy'] * 100:.1f}%"
 
 
+def config(c: list) -> str:  # (rows per program, warps, h stored after the reduction)
+    return f"{c[0]} × {c[1]}, h {'late' if c[2] else 'early'}"
+
+
 rows = []
 for s in r.data["shapes"]:
     v = s["versions"]
@@ -20,14 +24,14 @@ for s in r.data["shapes"]:
     rows.append([
         f"{s['rows']:,} × {s['hidden']:,}", page.num(s["bytes"] / 2**20, 1), s["timing"],
         page.num(v["same-bytes copy"]["gbps"], 0),
-        f"{page.num(best['gbps'], 0)} ({cell(best)})", f"{s['best_config'][0]} × {s['best_config'][1]}",
+        f"{page.num(best['gbps'], 0)} ({cell(best)})", config(s["best_config"]),
         cell(v["same-bytes copy, kernel-sized programs"]),
         cell(v["multi-row Triton (heuristic)"]),
         *[cell(v[o]) if o in v else "—" for o in OTHERS],
         ("✓" if met else "✗") if big else "",
     ])
 print(page.table(["rows × hidden", "MiB moved", "timed by", "copy GB/s", "best kernel GB/s (of copy)",
-                  "rows/program × warps", "copy, programs that size", "heuristic", *OTHERS, "goal"], rows,
+                  "rows/program × warps, h stored", "copy, programs that size", "heuristic", *OTHERS, "goal"], rows,
                  align="l" + "r" * 11 + "c",
                  name="sol-add-rmsnorm"))
 print(page.provenance(r))

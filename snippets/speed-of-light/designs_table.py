@@ -9,7 +9,7 @@ def n(count: int, what: str) -> str:
 
 
 def config(design: str, c: list[int]) -> str:
-    return {"row kernel": lambda: f"{n(c[0], 'row')} × {n(c[1], 'warp')}",
+    return {"row kernel": lambda: f"{n(c[0], 'row')} × {n(c[1], 'warp')}, h {'late' if c[2] else 'early'}",
             "persistent": lambda: f"{n(c[0], 'row')} × {n(c[1], 'warp')}, {c[2]}/SM",
             "split row": lambda: f"{c[0]} programs/row × {n(c[1], 'warp')}",
             "warp rows": lambda: n(c[0], "warp")}[design]()

@@ -1,5 +1,5 @@
-"""Speed of light, the designs that lose: three other ways to write add+RMSNorm, each held to the same-bytes copy
-in the same rounds as the row kernel, at the wide shapes where the row kernel stays under the copy.
+"""Speed of light, other designs: three other ways to write add+RMSNorm, each held to the same-bytes copy in the
+same rounds as the row kernel, at the wide shapes, where one row is a large program.
 
 - persistent: a few programs per SM walk the rows and load the next block before reducing the current one;
 - split row: a row split over several programs that exchange partial sums (the last to arrive writes y);
@@ -35,7 +35,7 @@ def _configs(hidden: int) -> dict[str, list[tuple[int, ...]]]:
     def per_thread(elements: int, warps: int) -> int:
         return elements // (warps * 32)
     return {
-        "row kernel": [(rw, wp) for rw in (1, 2, 4) for wp in (4, 8, 16, 32)
+        "row kernel": [(rw, wp, late) for rw in (1, 2, 4) for wp in (4, 8, 16, 32) for late in (False, True)
                        if rw * block <= 32768 and 8 <= per_thread(rw * block, wp) <= 64],
         # (rows per block, warps, programs per SM): at most 64 warps on an SM
         "persistent": [(rw, wp, k) for rw in (1, 2) for wp in (16, 32) for k in (1, 2, 4)
@@ -48,7 +48,7 @@ def _configs(hidden: int) -> dict[str, list[tuple[int, ...]]]:
 
 
 def _shape(rows: int, hidden: int) -> dict[str, Any]:
-    timer = sol._timer(False)
+    timer = sol.make_timer(False)
     x, r = random_bf16(rows, hidden, seed=rows * 7 + hidden)  # the inputs of sol.add_rmsnorm at this shape
     norm = make_qwen2_norm(hidden, "cuda")
     w = norm.weight
@@ -82,23 +82,23 @@ def _shape(rows: int, hidden: int) -> dict[str, Any]:
             assert all(int(workspace(x.device, rows, c[0])[1].abs().sum()) == 0 for c in cfgs), "counters not reset"
 
     sweeps, names, versions = {}, {}, {}
-    top_copy, sweeps["same-bytes copy"] = sol._sweep_configs(timer, {c: (lambda c=c: same_bytes_copy(x, r, outs, *c))
+    top_copy, sweeps["same-bytes copy"] = sol.sweep_configs(timer, {c: (lambda c=c: same_bytes_copy(x, r, outs, *c))
                                                                  for c in sol.COPY_CONFIGS})
     names["same-bytes copy"] = {c: f"copy {c}" for c in top_copy}
     versions.update({n: (lambda c=c: same_bytes_copy(x, r, outs, *c)) for c, n in names["same-bytes copy"].items()})
     for design, cfgs in configs.items():
         if not cfgs:
             continue
-        top, sweeps[design] = sol._sweep_configs(timer, {c: (lambda c=c, d=design: run[d](c, outs)) for c in cfgs})
+        top, sweeps[design] = sol.sweep_configs(timer, {c: (lambda c=c, d=design: run[d](c, outs)) for c in cfgs})
         names[design] = {c: f"{design} {c}" for c in top}
         versions.update({n: (lambda c=c, d=design: run[d](c, outs)) for c, n in names[design].items()})
-    timed = sol._rounds(timer, versions)
+    timed = sol.interleaved_rounds(timer, versions)
     picked, finalists = {}, {}
     for design, n in names.items():
-        best, finalists[design] = sol._pick(timed, n, design)
+        best, finalists[design] = sol.pick(timed, n, design)
         picked[design] = list(best)
     order = [d for d in DESIGNS if d in timed]
-    timed = sol._against_copy(sol._first(timed, "same-bytes copy", *order), 4 * x.numel() * 2 + hidden * 2)
+    timed = sol.against_copy(sol.listed_first(timed, "same-bytes copy", *order), 4 * x.numel() * 2 + hidden * 2)
     return {"rows": rows, "hidden": hidden, "configs": picked, "versions": timed, "sweep_ms": sweeps,
             "finalist_rounds": finalists, "warp_rows_kernels": kernels,
             "not_run": {} if configs["warp rows"] else {"warp rows": (

@@ -3,8 +3,9 @@
 For each (rows, hidden) every version is timed in the same process, in interleaved rounds: the same-bytes copy
 (the ceiling: two inputs read, two outputs written, one launch), the multi-row kernel, the one-row kernel from the
 fusion chapter, torch.compile of the unchanged eager code, Liger-Kernel where it is installed, and F.rms_norm.
-The copy's block size and the kernel's rows per program and warps are swept once; the three fastest of each sweep
-go into the rounds, and the fastest there is the one reported, so neither side wins by one lucky sweep timing.
+The copy's block size and the kernel's rows per program, warps and store order are swept once; the FINALISTS fastest
+of each sweep go into the rounds, and the fastest there is the one reported, so neither side wins by one lucky
+sweep timing.
 A copy cut into programs as large as the kernel's tile runs in the same rounds: it separates the cost of the
 program size from the cost of the kernel's arithmetic. Large shapes are timed with do_bench (L2 cleared between
 calls); small ones (the decode case) as launches replayed from a CUDA graph, so host overhead is left out. Each
@@ -49,7 +50,7 @@ def _liger() -> dict[str, Callable] | None:
             "swiglu": lambda g, u: swiglu_forward(g, u)[2]}
 
 
-def _timer(small: bool) -> Callable[[Callable[[], Any]], float]:
+def make_timer(small: bool) -> Callable[[Callable[[], Any]], float]:
     """ms per call: do_bench's median for large shapes; for small ones, a CUDA graph of GRAPH_CALLS launches."""
     if not small:
         return lambda fn: do_bench(fn, warmup=25, rep=100, return_mode="median")
@@ -70,13 +71,13 @@ def _timer(small: bool) -> Callable[[Callable[[], Any]], float]:
     return graphed
 
 
-def _sweep_configs(timer: Callable, candidates: dict[Any, Callable[[], Any]]) -> tuple[list[Any], dict[str, float]]:
+def sweep_configs(timer: Callable, candidates: dict[Any, Callable[[], Any]]) -> tuple[list[Any], dict[str, float]]:
     """Each configuration timed once; returns the FINALISTS fastest (fastest first) and every time by str(config)."""
     times = {str(k): timer(fn) for k, fn in candidates.items()}
     return sorted(candidates, key=lambda k: times[str(k)])[:FINALISTS], times
 
 
-def _pick(timed: dict[str, dict[str, Any]], names: dict[Any, str], as_name: str) -> tuple[Any, dict[str, Any]]:
+def pick(timed: dict[str, dict[str, Any]], names: dict[Any, str], as_name: str) -> tuple[Any, dict[str, Any]]:
     """Of the finalists timed in the rounds (config -> version name), keep the fastest median under as_name and
     move all of them out of the versions; returns its config and the finalists' rounds by str(config)."""
     rounds = {c: timed.pop(n) for c, n in names.items()}
@@ -85,13 +86,13 @@ def _pick(timed: dict[str, dict[str, Any]], names: dict[Any, str], as_name: str)
     return best, {str(c): v for c, v in rounds.items()}
 
 
-def _first(timed: dict[str, Any], *names: str) -> dict[str, Any]:
+def listed_first(timed: dict[str, Any], *names: str) -> dict[str, Any]:
     """The versions with names first, in that order (tables and figures list them as stored)."""
     return {**{n: timed[n] for n in names}, **{k: v for k, v in timed.items() if k not in names}}
 
 
 # --8<-- [start:rounds]
-def _rounds(timer: Callable, versions: dict[str, Callable[[], Any]]) -> dict[str, dict[str, Any]]:
+def interleaved_rounds(timer: Callable, versions: dict[str, Callable[[], Any]]) -> dict[str, dict[str, Any]]:
     """Each version once per round, rounds interleaved, so drift hits all alike. Failures are recorded, not raised."""
     vals: dict[str, list[float]] = {k: [] for k in versions}
     errors: dict[str, str] = {}
@@ -109,7 +110,7 @@ def _rounds(timer: Callable, versions: dict[str, Callable[[], Any]]) -> dict[str
 # --8<-- [end:rounds]
 
 
-def _against_copy(timed: dict[str, dict[str, Any]], nbytes: int) -> dict[str, dict[str, Any]]:
+def against_copy(timed: dict[str, dict[str, Any]], nbytes: int) -> dict[str, dict[str, Any]]:
     """Adds each timed version's effective GB/s (the fused kernel's bytes over its time) and its share of the
     same-bytes copy timed in the same rounds."""
     ceiling = timed["same-bytes copy"]["ms"]
@@ -122,26 +123,31 @@ def _against_copy(timed: dict[str, dict[str, Any]], nbytes: int) -> dict[str, di
 
 def _shape_add_rmsnorm(rows: int, hidden: int, compiled: Callable, liger: dict | None) -> dict[str, Any]:
     small = rows < min(LARGE_ROWS)
-    timer = _timer(small)
+    timer = make_timer(small)
     x, r = random_bf16(rows, hidden, seed=rows * 7 + hidden)
     norm = make_qwen2_norm(hidden, "cuda")
     w = norm.weight
     h_ref, y_ref = qwen2_add_rmsnorm(x, r, norm)
     outs = (torch.full_like(x, float("nan")), torch.full_like(x, float("nan")))
 
-    # correct before fast: the swept kernel at its default config, on the same inputs as eager
-    h, y = add_rmsnorm_rows(x, r, w, EPS, out=outs)
-    check = {"h": compare(h, h_ref), "y": compare(y, y_ref)}
-    assert check["h"]["bit_identical"], f"({rows}, {hidden}): h differs from eager"
-    # one step before the weight multiply can become two after it (the fusion chapter measures the same)
-    assert check["y"]["max_steps"] <= 2, f"({rows}, {hidden}): y off by {check['y']['max_steps']} bf16 steps"
+    # correct before fast: the swept kernel at its default tile, h stored early and late, on eager's inputs
+    check = {}
+    rw, wp, _ = default_config(hidden)
+    for late, tag in ((False, ""), (True, "_late")):
+        for o in outs:
+            o.fill_(float("nan"))
+        h, y = add_rmsnorm_rows(x, r, w, EPS, out=outs, config=(rw, wp, late))
+        check["h" + tag], check["y" + tag] = compare(h, h_ref), compare(y, y_ref)
+        assert check["h" + tag]["bit_identical"], f"({rows}, {hidden}, {late=}): h differs from eager"
+        # one step before the weight multiply can become two after it (the fusion chapter measures the same)
+        assert check["y" + tag]["max_steps"] <= 2, f"({rows}, {hidden}, {late=}): y off by more than 2 bf16 steps"
 
     block = triton.next_power_of_2(hidden)
-    cfgs = [(rw, wp) for rw in (1, 2, 4, 8, 16) for wp in (4, 8, 16, 32)
+    cfgs = [(rw, wp, late) for rw in (1, 2, 4, 8, 16) for wp in (4, 8, 16, 32) for late in (False, True)
             if rw * block <= 32768 and rw <= max(rows, 1) and (wp < 32 or rw * block >= 8192)]  # 32 warps: >= 8/lane
-    top, sweep = _sweep_configs(timer, {c: (lambda c=c: add_rmsnorm_rows(x, r, w, EPS, out=outs, config=c))
+    top, sweep = sweep_configs(timer, {c: (lambda c=c: add_rmsnorm_rows(x, r, w, EPS, out=outs, config=c))
                                         for c in cfgs})
-    top_copy, copy_sweep = _sweep_configs(timer, {c: (lambda c=c: same_bytes_copy(x, r, outs, *c))
+    top_copy, copy_sweep = sweep_configs(timer, {c: (lambda c=c: same_bytes_copy(x, r, outs, *c))
                                                   for c in COPY_CONFIGS})
     kernel_names = {c: f"kernel {c}" for c in top}
     copy_names = {c: f"copy {c}" for c in top_copy}
@@ -163,12 +169,12 @@ def _shape_add_rmsnorm(rows: int, hidden: int, compiled: Callable, liger: dict |
     hc, yc = compiled(x, r, norm)
     check["compiled_y"] = compare(yc, y_ref)
     fused_bytes = 4 * x.numel() * 2 + hidden * 2
-    timed = _rounds(timer, versions)
-    cc, copy_rounds = _pick(timed, copy_names, "same-bytes copy")
-    cfg, kernel_rounds = _pick(timed, kernel_names, "multi-row Triton (best)")
+    timed = interleaved_rounds(timer, versions)
+    cc, copy_rounds = pick(timed, copy_names, "same-bytes copy")
+    cfg, kernel_rounds = pick(timed, kernel_names, "multi-row Triton (best)")
     tile = {str(c): timed.pop(n) for c, n in tile_names.items()}
     timed["same-bytes copy, kernel-sized programs"] = dict(tile[str(cfg)])
-    timed = _against_copy(_first(timed, "same-bytes copy", "multi-row Triton (best)",
+    timed = against_copy(listed_first(timed, "same-bytes copy", "multi-row Triton (best)",
                                  "same-bytes copy, kernel-sized programs"), fused_bytes)
     return {"rows": rows, "hidden": hidden, "bytes": fused_bytes, "timing": "cuda graph" if small else "do_bench",
             "best_config": list(cfg), "default_config": list(default_config(hidden)), "config_sweep_ms": sweep,
@@ -178,7 +184,7 @@ def _shape_add_rmsnorm(rows: int, hidden: int, compiled: Callable, liger: dict |
 
 def _shape_swiglu(rows: int, hidden: int, compiled: Callable, liger: dict | None) -> dict[str, Any]:
     small = rows < min(LARGE_ROWS)
-    timer = _timer(small)
+    timer = make_timer(small)
     g, u = random_bf16(rows, hidden, seed=rows * 11 + hidden)
     ref = swiglu_eager(g, u)
     out = torch.full_like(g, float("nan"))
@@ -189,8 +195,8 @@ def _shape_swiglu(rows: int, hidden: int, compiled: Callable, liger: dict | None
     def launch(block: int, warps: int) -> None:
         _swiglu_kernel[(triton.cdiv(n, block),)](g, u, out, n, BLOCK=block, num_warps=warps)
 
-    top, sweep = _sweep_configs(timer, {c: (lambda c=c: launch(*c)) for c in COPY_CONFIGS})
-    top_copy, copy_sweep = _sweep_configs(timer, {c: (lambda c=c: same_bytes_copy(g, u, (out,), *c))
+    top, sweep = sweep_configs(timer, {c: (lambda c=c: launch(*c)) for c in COPY_CONFIGS})
+    top_copy, copy_sweep = sweep_configs(timer, {c: (lambda c=c: same_bytes_copy(g, u, (out,), *c))
                                                   for c in COPY_CONFIGS})
     kernel_names = {c: f"kernel {c}" for c in top}
     copy_names = {c: f"copy {c}" for c in top_copy}
@@ -206,10 +212,10 @@ def _shape_swiglu(rows: int, hidden: int, compiled: Callable, liger: dict | None
         check["liger"] = compare(liger["swiglu"](g, u), ref)
     check["compiled"] = compare(compiled(g, u), ref)
     fused_bytes = 3 * n * 2
-    timed = _rounds(timer, versions)
-    cc, copy_rounds = _pick(timed, copy_names, "same-bytes copy")
-    cfg, kernel_rounds = _pick(timed, kernel_names, "Triton (best block)")
-    timed = _against_copy(_first(timed, "same-bytes copy", "Triton (best block)"), fused_bytes)
+    timed = interleaved_rounds(timer, versions)
+    cc, copy_rounds = pick(timed, copy_names, "same-bytes copy")
+    cfg, kernel_rounds = pick(timed, kernel_names, "Triton (best block)")
+    timed = against_copy(listed_first(timed, "same-bytes copy", "Triton (best block)"), fused_bytes)
     return {"rows": rows, "hidden": hidden, "bytes": fused_bytes, "timing": "cuda graph" if small else "do_bench",
             "best_config": list(cfg), "config_sweep_ms": sweep, "config_rounds": kernel_rounds,
             "copy_config": list(cc), "copy_sweep_ms": copy_sweep, "copy_rounds": copy_rounds, "versions": timed,
