@@ -1,11 +1,13 @@
 from kernelbook import page
 
 d = page.result("sol.add_rmsnorm").data
-small = sorted({s["rows"] for s in d["shapes"] if s["timing"] == "cuda graph"})
+small = sorted({s["rows"] for s in d["shapes"] if s["small"]})
 print(
-    "Large shapes are timed with `triton.testing.do_bench` (median, L2 cleared between calls) in "
-    f"{d['rounds']} interleaved rounds; shapes of {small[0]} to {small[-1]} rows, the decode case, are timed as "
-    f"{d['graph_calls']} launches replayed from one CUDA graph, so the host's launch cost is left out. The "
+    "Every version is captured in a CUDA graph and timed replaying it, so no version pays for its host side "
+    "(Python, `torch.compile`'s guards, the launch itself). Large shapes are one call per graph, timed with "
+    f"`triton.testing.do_bench` (median, L2 cleared before each replay) in {d['rounds']} interleaved rounds; "
+    f"shapes of {small[0]} to {small[-1]} rows, the decode case, are {d['graph_calls']} launches per graph, back "
+    "to back. The "
     f"{d['finalists']} fastest configurations of each sweep, the copy's and the kernel's, run in the rounds beside "
     "the other versions, and the fastest median among them is reported. Percentages are each version's share of "
     "the same-bytes copy at that shape, measured in the same process. A goal mark (✓) needs at least 98% of the "

@@ -3,7 +3,7 @@ import matplotlib.pyplot as plt
 from kernelbook import page
 
 r = page.result("sol.add_rmsnorm")
-large = [s for s in r.data["shapes"] if s["timing"] == "do_bench"]
+large = [s for s in r.data["shapes"] if not s["small"]]
 names = [n for n in large[0]["versions"] if n != "same-bytes copy"]
 
 fig, ax = plt.subplots(figsize=(7.5, 3.6))

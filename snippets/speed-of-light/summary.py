@@ -13,7 +13,7 @@ both = sum(x >= 0.98 and all(b["ms"] < s["versions"][o]["ms"] for o in RIVALS if
            for x, b, s in zip(share, best, big, strict=True))
 gap = max(abs(a - b) for a, b in zip(share, one_row, strict=True)) * 100
 points = f"{gap:.0f} point{'' if round(gap) == 1 else 's'}"
-small = [s for s in r.data["shapes"] if s["timing"] == "cuda graph"]
+small = [s for s in r.data["shapes"] if s["small"]]
 small_share = [s["versions"]["multi-row Triton (best)"]["share_of_copy"] for s in small]
 small_tile = [s["versions"]["same-bytes copy, kernel-sized programs"]["share_of_copy"] for s in small]
 small_gap = [t - x for t, x in zip(small_tile, small_share, strict=True)]

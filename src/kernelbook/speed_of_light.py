@@ -5,11 +5,11 @@ For each (rows, hidden) every version is timed in the same process, in interleav
 fusion chapter, torch.compile of the unchanged eager code, Liger-Kernel where it is installed, and F.rms_norm.
 The copy's block size and the kernel's rows per program, warps and store order are swept once; the FINALISTS fastest
 of each sweep go into the rounds, and the fastest there is the one reported, so neither side wins by one lucky
-sweep timing.
-A copy cut into programs as large as the kernel's tile runs in the same rounds: it separates the cost of the
-program size from the cost of the kernel's arithmetic. Large shapes are timed with do_bench (L2 cleared between
-calls); small ones (the decode case) as launches replayed from a CUDA graph, so host overhead is left out. Each
-kernel is checked against eager on the same inputs first.
+sweep timing. A copy cut into programs as large as the kernel's tile runs in the same rounds: it separates the
+cost of the program size from the cost of the kernel's arithmetic. Every version is timed replayed from a CUDA
+graph, so host overhead is left out: large shapes one call per graph with L2 cleared before each replay (do_bench),
+small ones (the decode case) GRAPH_CALLS launches per graph. Each kernel is checked against eager on the same
+inputs first.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ ROUNDS = 3
 GRAPH_CALLS = 50  # launches captured per graph for the small shapes
 COPY_CONFIGS = [(b, w) for b in (1024, 2048, 4096, 8192) for w in (4, 8)]
 FINALISTS = 3  # fastest configurations of a sweep that are timed again in the rounds
+TIMING = {False: "graph, L2 cleared", True: f"graph of {GRAPH_CALLS}"}  # how a shape is timed, by small
 
 
 def _liger() -> dict[str, Callable] | None:
@@ -51,9 +52,10 @@ def _liger() -> dict[str, Callable] | None:
 
 
 def make_timer(small: bool) -> Callable[[Callable[[], Any]], float]:
-    """ms per call: do_bench's median for large shapes; for small ones, a CUDA graph of GRAPH_CALLS launches."""
-    if not small:
-        return lambda fn: do_bench(fn, warmup=25, rep=100, return_mode="median")
+    """ms per call of fn, replayed from a CUDA graph so that no version pays for its host side (Python, guards,
+    launch): a slow host would otherwise leave the GPU idle between the timer's events. Large shapes: one call per
+    graph, do_bench's median with L2 cleared before every replay. Small ones: GRAPH_CALLS launches per graph."""
+    calls = GRAPH_CALLS if small else 1
 
     def graphed(fn: Callable[[], Any]) -> float:
         fn()
@@ -64,9 +66,11 @@ def make_timer(small: bool) -> Callable[[Callable[[], Any]], float]:
         torch.cuda.current_stream().wait_stream(s)
         g = torch.cuda.CUDAGraph()
         with torch.cuda.graph(g):
-            for _ in range(GRAPH_CALLS):
+            for _ in range(calls):
                 fn()
-        return do_bench(g.replay, warmup=10, rep=50, return_mode="median") / GRAPH_CALLS
+        if small:
+            return do_bench(g.replay, warmup=10, rep=50, return_mode="median") / calls
+        return do_bench(g.replay, warmup=25, rep=100, return_mode="median")
 
     return graphed
 
@@ -176,7 +180,7 @@ def _shape_add_rmsnorm(rows: int, hidden: int, compiled: Callable, liger: dict |
     timed["same-bytes copy, kernel-sized programs"] = dict(tile[str(cfg)])
     timed = against_copy(listed_first(timed, "same-bytes copy", "multi-row Triton (best)",
                                  "same-bytes copy, kernel-sized programs"), fused_bytes)
-    return {"rows": rows, "hidden": hidden, "bytes": fused_bytes, "timing": "cuda graph" if small else "do_bench",
+    return {"rows": rows, "hidden": hidden, "bytes": fused_bytes, "timing": TIMING[small], "small": small,
             "best_config": list(cfg), "default_config": list(default_config(hidden)), "config_sweep_ms": sweep,
             "config_rounds": kernel_rounds, "copy_config": list(cc), "copy_sweep_ms": copy_sweep,
             "copy_rounds": copy_rounds, "tile_copy_rounds": tile, "versions": timed, "check": check}
@@ -216,7 +220,7 @@ def _shape_swiglu(rows: int, hidden: int, compiled: Callable, liger: dict | None
     cc, copy_rounds = pick(timed, copy_names, "same-bytes copy")
     cfg, kernel_rounds = pick(timed, kernel_names, "Triton (best block)")
     timed = against_copy(listed_first(timed, "same-bytes copy", "Triton (best block)"), fused_bytes)
-    return {"rows": rows, "hidden": hidden, "bytes": fused_bytes, "timing": "cuda graph" if small else "do_bench",
+    return {"rows": rows, "hidden": hidden, "bytes": fused_bytes, "timing": TIMING[small], "small": small,
             "best_config": list(cfg), "config_sweep_ms": sweep, "config_rounds": kernel_rounds,
             "copy_config": list(cc), "copy_sweep_ms": copy_sweep, "copy_rounds": copy_rounds, "versions": timed,
             "check": check}

@@ -4,7 +4,7 @@ shaped for bandwidth at every width.
 One program per row leaves a 1536-wide row (3 KiB per tensor) too little to keep loads in flight and launches
 tens of thousands of tiny programs; packing ROWS rows into one (ROWS, BLOCK) tile gives each program enough bytes.
 H_LATE moves h's store from before the reduction to after it, beside y's. The bytes are the same; only when h's
-stores are issued changes. Neither order was the faster at every shape on the H200, so it is swept like ROWS.
+stores are issued changes. The order is swept with ROWS and the warps.
 """
 
 from __future__ import annotations
