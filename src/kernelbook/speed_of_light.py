@@ -231,9 +231,9 @@ def _sweep(shape_fn: Callable, fn: Callable, widths: tuple[int, ...], small: tup
     shapes = []
     for hidden in widths:
         torch._dynamo.reset()
-        # dynamic=False: one graph per shape, its kernels tuned at that shape as ours are; without it, the second
-        # row count turns on dynamic shapes and the large shapes run a kernel tuned at a decode-sized one.
-        # The reset per width keeps the recompiles under Dynamo's cache limit.
+        # dynamic=False: one graph per shape, its kernels tuned at that shape as ours are. Without it, Dynamo makes
+        # the row count dynamic at the second shape, and every later shape reuses the kernel compiled then, while
+        # the shapes were decode-sized. The reset per width keeps the recompiles under Dynamo's cache limit.
         compiled = torch.compile(fn, dynamic=False)
         for rows in small + LARGE_ROWS:
             shapes.append(shape_fn(rows, hidden, compiled, liger))
