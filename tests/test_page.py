@@ -39,6 +39,13 @@ def test_num_and_pct():
     assert page.pct(0.9123) == "91%"
 
 
+def test_pct_down_never_rounds_a_share_up_to_a_goal():
+    assert page.pct_down(0.97997) == "97.9%" and page.pct(0.97997, 1) == "98.0%"
+    assert page.pct_down(0.981) == "98.1%"  # 98.1 is 98.09999… in binary: not floored to 98.0
+    assert page.pct_down(0.97997, 2) == "97.99%" and page.pct_down(1.00701) == "100.7%"
+    assert page.pct_down(None) == "—"
+
+
 def test_figure_is_one_inline_svg_line():
     import matplotlib.pyplot as plt
 

@@ -39,11 +39,13 @@ def kib(elements: int) -> str:
 
 if missed:
     copy_sizes = sorted({kib(s["copy_config"][0]) for s in missed})
-    tile_text += (" The shapes under 98% are " + " and ".join(
-        f"{s['rows']:,} × {s['hidden']:,} ({kib(s['best_config'][0] * s['hidden'])} of each tensor per program)"
-        for s in missed) + "; the fastest copy there moved " + " and ".join(copy_sizes) + " of each tensor per "
-        "program. A row's sum of squares needs the whole row in one program, so the kernel cannot be cut that fine "
-        "without programs exchanging partial sums ([the split row below](#three-other-designs) tries that).")
+    under = "; ".join(f"{s['rows']:,} × {s['hidden']:,} at {page.pct_down(x, 2)} "
+                      f"({kib(s['best_config'][0] * s['hidden'])} of each tensor per program)"
+                      for s, x in zip(big, share, strict=True) if x < 0.98)
+    tile_text += (f" The shape{'s' if len(missed) > 1 else ''} under 98%: {under}. The fastest copy there moved "
+                  + " and ".join(copy_sizes) + " of each tensor per program. A row's sum of squares needs the whole "
+                  "row in one program, so the kernel cannot be cut that fine without programs exchanging partial sums "
+                  "([the split row below](#three-other-designs) tries that).")
 behind = {f"{s['rows']:,} × {s['hidden']:,}": [o for o in RIVALS if s["versions"].get(o, {}).get("ms", 1e9) <= b["ms"]]
           for b, s in zip(best, big, strict=True)}
 behind_text = "; ".join(f"{' and '.join(o)} at {k}" for k, o in behind.items() if o)
@@ -58,7 +60,8 @@ small_text = (f" The decode-sized shapes ({min(s['rows'] for s in small)} to {ma
 
 print(
     f"Over the {len(big)} shapes that move at least 64 MiB, the multi-row kernel's best configuration reached "
-    f"{min(share) * 100:.1f}% to {max(share) * 100:.1f}% of a copy that moves the same bytes. It reached 98% at "
+    f"{page.pct_down(min(share))} to {page.pct_down(max(share))} of a copy that moves the same bytes (rounded "
+    "down, here and in the table). It reached 98% at "
     f"{at_98} of them and beat torch.compile, Liger-Kernel and F.rms_norm at {ahead}"
     f"{f' (ahead of it: {behind_text})' if behind_text else ''}; both at {both} of "
     f"{len(big)}, so the goal is {'met' if both == len(big) else 'not met'}. The fusion chapter's one-row kernel "

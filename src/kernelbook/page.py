@@ -19,6 +19,7 @@ import base64
 import csv
 import io
 import json
+import math
 import os
 import re
 import sys
@@ -101,6 +102,14 @@ def num(x: float | int | None, digits: int = 1, unit: str = "") -> str:
 
 def pct(x: float | None, digits: int = 0) -> str:
     return "—" if x is None else f"{100 * x:.{digits}f}%"
+
+
+def pct_down(x: float | None, digits: int = 1) -> str:
+    """A share rounded down, not to nearest: 0.97997 -> '97.9%', so a share under a goal never prints as the goal."""
+    if x is None:
+        return "—"
+    scaled = math.floor(round(100 * x * 10**digits, 6)) / 10**digits  # round(…, 6): 0.981 * 1000 is 980.999…
+    return f"{scaled:.{digits}f}%"
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None,
