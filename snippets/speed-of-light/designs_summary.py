@@ -27,9 +27,9 @@ print(
     f"{span('persistent')}, the split row {span('split row')}, and the warp per row {span('warp rows')}. "
     + ("None of the three was ahead of the row kernel at any shape." if not ahead
        else f"Ahead of the row kernel: {'; '.join(ahead)}.")
-    + (f" The row kernel's shares here come from a separate run: at {rerun[1][0]:,} × {rerun[1][1]:,} its share is "
-       f"{abs(rerun[0]) * 100:.1f} points {'higher' if rerun[0] > 0 else 'lower'} than in the table above, so two "
-       "runs of the same kernel can land that far apart." if rerun and abs(rerun[0]) >= 0.001 else "")
+    + (f" At {rerun[1][0]:,} × {rerun[1][1]:,} the row kernel's share here is {abs(rerun[0]) * 100:.1f} points "
+       f"{'higher' if rerun[0] > 0 else 'lower'} than in the table above: two runs of the same kernel can land that "
+       "far apart." if rerun and abs(rerun[0]) >= 0.001 else "")
 )
 
 warp = {s["hidden"]: s for s in shapes if "warp rows" in s["versions"]}

@@ -1,8 +1,8 @@
-from kernelbook import page
+from kernelbook import page, sol_report
 
 r = page.result("sol.swiglu")
-RIVALS = ["torch.compile", "Liger-Kernel"]
-big = [s for s in r.data["shapes"] if s["bytes"] >= 64 << 20]
+RIVALS = sol_report.RIVALS[r.experiment]
+big = [s for s in r.data["shapes"] if sol_report.big(s)]
 ours = [s["versions"]["Triton (best block)"] for s in big]
 rivals = [[s["versions"][o] for o in RIVALS if "ms" in s["versions"].get(o, {})] for s in big]
 spread = max(max(v["share_of_copy"] for v in [b, *rs]) - min(v["share_of_copy"] for v in [b, *rs])
@@ -15,10 +15,8 @@ def by(rival: dict, b: dict) -> str:  # how far a rival was ahead: points of the
 
 
 lost = [f"{o} by {by(s['versions'][o], b)} at {s['rows']:,} × {s['hidden']:,}"
-        for b, s in zip(ours, big, strict=True) for o in RIVALS
-        if s["versions"].get(o, {}).get("ms", float("inf")) <= b["ms"]]
-met = sum(b["share_of_copy"] >= 0.98 and all(b["ms"] < v["ms"] for v in rs)
-          for b, rs in zip(ours, rivals, strict=True))
+        for b, s in zip(ours, big, strict=True) for o in sol_report.behind(s, r.experiment)]
+met = sum(sol_report.met(s, r.experiment) for s in big)
 print(
     f"At the {len(big)} shapes that move at least 64 MiB, the SwiGLU kernel's best block reached "
     f"{page.pct_down(min(b['share_of_copy'] for b in ours))} to {page.pct_down(max(b['share_of_copy'] for b in ours))}"

@@ -1,0 +1,35 @@
+"""The speed-of-light goal, read from a stored sol result: one definition for the tables and the summaries.
+
+A shape counts when it moves at least BIG_BYTES; there, our best kernel meets the goal with at least GOAL_SHARE of
+the same-bytes copy and a time strictly ahead of every rival that ran (a tie is not ahead).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+GOAL_SHARE = 0.98  # the issue's goal, not a measurement
+BIG_BYTES = 64 << 20
+OURS = {"sol.add_rmsnorm": "multi-row Triton (best)", "sol.swiglu": "Triton (best block)"}
+RIVALS = {"sol.add_rmsnorm": ("torch.compile", "F.rms_norm", "Liger-Kernel"),
+          "sol.swiglu": ("torch.compile", "Liger-Kernel")}
+
+
+def big(shape: dict[str, Any]) -> bool:
+    return shape["bytes"] >= BIG_BYTES
+
+
+def behind(shape: dict[str, Any], experiment: str) -> list[str]:
+    """The rivals that were as fast as ours or faster at this shape."""
+    v = shape["versions"]
+    ours = v[OURS[experiment]]["ms"]
+    return [o for o in RIVALS[experiment] if "ms" in v.get(o, {}) and v[o]["ms"] <= ours]
+
+
+def at_share(shape: dict[str, Any], experiment: str) -> bool:
+    return shape["versions"][OURS[experiment]]["share_of_copy"] >= GOAL_SHARE
+
+
+def met(shape: dict[str, Any], experiment: str) -> bool:
+    """The goal at one shape: large enough to count, at the share, and ahead of every rival."""
+    return big(shape) and at_share(shape, experiment) and not behind(shape, experiment)

@@ -1,0 +1,26 @@
+"""The speed-of-light goal: share, rivals strictly behind, and only at shapes large enough to count."""
+
+from __future__ import annotations
+
+from kernelbook import sol_report
+
+ADD = "sol.add_rmsnorm"
+
+
+def _shape(share: float, ours_ms: float, rivals_ms: dict[str, float], nbytes: int = 256 << 20) -> dict:
+    versions = {"multi-row Triton (best)": {"ms": ours_ms, "share_of_copy": share},
+                **{o: {"ms": ms} for o, ms in rivals_ms.items()}, "Liger-Kernel": {"error": "not installed"}}
+    return {"bytes": nbytes, "versions": versions}
+
+
+def test_met_needs_the_share_and_every_rival_strictly_behind():
+    assert sol_report.met(_shape(0.98, 1.0, {"torch.compile": 1.1, "F.rms_norm": 2.0}), ADD)
+    assert not sol_report.met(_shape(0.97999, 1.0, {"torch.compile": 1.1}), ADD)
+    tie = _shape(0.99, 1.0, {"torch.compile": 1.0, "F.rms_norm": 2.0})
+    assert sol_report.behind(tie, ADD) == ["torch.compile"] and not sol_report.met(tie, ADD)
+
+
+def test_a_rival_that_failed_to_run_is_not_counted_and_small_shapes_never_meet():
+    ok = _shape(0.99, 1.0, {"torch.compile": 1.1})
+    assert sol_report.behind(ok, ADD) == [] and sol_report.met(ok, ADD)
+    assert not sol_report.met(_shape(0.99, 1.0, {"torch.compile": 1.1}, nbytes=1 << 20), ADD)
