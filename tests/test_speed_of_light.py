@@ -6,6 +6,10 @@ import json
 import runpy
 from pathlib import Path
 
+import gc
+import weakref
+
+from kernelbook import speed_of_light as sol
 from kernelbook.speed_of_light import against_copy, listed_first, pick
 
 
@@ -33,6 +37,60 @@ def test_shares_are_of_the_copy_timed_in_the_same_rounds():
     assert timed["kernel"]["share_of_copy"] == 0.8 and timed["same-bytes copy"]["share_of_copy"] == 1.0
     assert round(timed["kernel"]["gbps"]) == 800 and "share_of_copy" not in timed["broken"]
 
+
+
+class _Buffers:  # stands in for one round's tensors: alive as long as a version closes over it
+    pass
+
+
+def test_each_round_draws_its_own_buffers_and_keeps_them_to_the_end():
+    calls, alive, placed = [], [], []
+
+    def place(i):
+        placed.append(i)
+        buf = _Buffers()
+        alive.append(weakref.ref(buf))
+        return {"copy": lambda buf=buf, i=i: calls.append((i, "copy")),
+                "kernel": lambda buf=buf, i=i: calls.append((i, "kernel"))}
+
+    def timer(fn):
+        fn()
+        gc.collect()
+        assert all(ref() is not None for ref in alive), "an earlier round's buffers were freed mid-run"
+        return 1.0 + len(calls) / 100
+
+    timed = sol.interleaved_rounds(timer, place)
+    assert placed == list(range(sol.ROUNDS))
+    assert calls == [(i, n) for i in range(sol.ROUNDS) for n in ("copy", "kernel")]  # interleaved, round by round
+    assert timed["copy"]["values"] == [1.0 + (2 * i + 1) / 100 for i in range(sol.ROUNDS)]
+    assert timed["kernel"]["ms"] == sorted(timed["kernel"]["values"])[sol.ROUNDS // 2]
+    del timed
+    gc.collect()
+    assert all(ref() is None for ref in alive), "the rounds' buffers outlived the rounds"
+
+
+def test_a_version_that_fails_is_recorded_and_not_timed_again():
+    tried = []
+
+    def boom():
+        tried.append(1)
+        raise RuntimeError("capture refused\nmore detail")
+
+    timed = sol.interleaved_rounds(lambda fn: fn() or 2.0, lambda i: {"ok": lambda: None, "bad": boom})
+    assert timed["bad"] == {"error": "RuntimeError: capture refused"} and tried == [1]
+    assert timed["ok"] == {"ms": 2.0, "values": [2.0] * sol.ROUNDS}
+
+
+def test_the_row_kernel_sweep_keeps_its_limits_and_its_winners():
+    for rows, hidden in ((1, 1536), (16, 4096), (8192, 8192), (32768, 16384)):
+        block = 1 << (hidden - 1).bit_length()
+        cfgs = sol.row_configs(rows, hidden)
+        assert cfgs and len(set(cfgs)) == len(cfgs)
+        for rw, wp, _ in cfgs:
+            assert rw * block <= 32768 and rw <= rows and (wp < 32 or rw * block >= 8192), (rows, hidden, rw, wp)
+        assert {late for *_, late in cfgs} == {False, True}  # both store orders at every shape
+    assert (1, 4, True) in sol.row_configs(8192, 8192) and (2, 32, False) in sol.row_configs(8192, 16384)
+    assert max(rw for rw, *_ in sol.row_configs(16, 1536)) == 16
 
 SNIPPETS = Path(__file__).parents[1] / "snippets" / "speed-of-light"
 
