@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import runpy
-from pathlib import Path
-
-import gc
 import weakref
+from pathlib import Path
 
 from kernelbook import speed_of_light as sol
 from kernelbook.speed_of_light import against_copy, listed_first, pick
