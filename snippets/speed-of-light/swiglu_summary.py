@@ -24,12 +24,14 @@ for b, s in zip(ours, big, strict=True):
         # the chapter's wrapper launches BLOCK elements on 4 warps: where that is the best block, the same launch
         # ran twice in the same rounds, and the distance between the two is what this timer cannot tell apart
         if s["best_config"] == [BLOCK, 4]:
-            lead = max(s["versions"][o]["share_of_copy"] - b["share_of_copy"] for o in ahead)
+            first = max(ahead, key=lambda o: s["versions"][o]["share_of_copy"])
+            lead = s["versions"][first]["share_of_copy"] - b["share_of_copy"]
             twin = abs(s["versions"]["Triton (chapter's block)"]["share_of_copy"] - b["share_of_copy"])
             twins.append(f"At {where} the chapter's block is the same launch as the best block; timed as a version "
-                         f"of its own in the same rounds, it landed {twin * 100:.2f} points from it, against a lead of "
-                         f"{lead * 100:.2f} points" + (": a tie as far as this timer can tell, and the goal counts "
-                                                       "only a lead." if twin >= lead else "."))
+                         f"of its own in the same rounds, it landed {twin * 100:.2f} points from it, against "
+                         f"{first}'s lead of {lead * 100:.2f} points" + (
+                             ": a tie as far as this timer can tell, and the goal counts only a lead."
+                             if twin >= lead else "."))
 met = sum(sol_report.met(s, r.experiment) for s in big)
 lost_text = "; ".join(lost)
 print(
