@@ -9,6 +9,7 @@ from kernelbook.kernels.add_rmsnorm_persistent import add_rmsnorm_persistent
 from kernelbook.kernels.add_rmsnorm_rows import add_rmsnorm_ref
 from kernelbook.kernels.add_rmsnorm_split_row import add_rmsnorm_split_row, workspace
 from kernelbook.kernels.add_rmsnorm_warp_rows import add_rmsnorm_warp_rows
+from kernelbook.speed_of_light import poisoned
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # on the CPU, conftest puts Triton in interpreter mode
 
@@ -27,16 +28,12 @@ def _check(h, y, x, r, w):
     torch.testing.assert_close(y, y_ref, rtol=1e-5, atol=1e-5)
 
 
-def _poisoned(x):
-    return torch.full_like(x, float("nan")), torch.full_like(x, float("nan"))
-
-
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("config", [(1, 4, 1), (2, 4, 2), (4, 4, 1)])
 @pytest.mark.parametrize("sms", [1, 3])
 def test_persistent_covers_every_block_whatever_the_grid(shape, config, sms):
     x, r, w = _inputs(shape, 1)
-    h, y = add_rmsnorm_persistent(x, r, w, out=_poisoned(x), config=config, sms=sms)
+    h, y = add_rmsnorm_persistent(x, r, w, out=poisoned(x, 2), config=config, sms=sms)
     _check(h, y, x, r, w)
 
 
@@ -45,7 +42,7 @@ def test_persistent_covers_every_block_whatever_the_grid(shape, config, sms):
 def test_split_row_is_exact_and_leaves_its_counters_at_zero(shape, config):
     x, r, w = _inputs(shape, 2)
     for _ in range(2):  # a second launch must find the counters the first one reset
-        h, y = add_rmsnorm_split_row(x, r, w, out=_poisoned(x), config=config)
+        h, y = add_rmsnorm_split_row(x, r, w, out=poisoned(x, 2), config=config)
         _check(h, y, x, r, w)
         assert int(workspace(x.device, shape[0], config[0])[1].abs().sum()) == 0
 
@@ -54,5 +51,5 @@ def test_split_row_is_exact_and_leaves_its_counters_at_zero(shape, config):
 @pytest.mark.parametrize("rows", [1, 2, 4])
 def test_warp_rows_matches_reference(shape, rows):
     x, r, w = _inputs(shape, 3)
-    h, y = add_rmsnorm_warp_rows(x, r, w, out=_poisoned(x), rows=rows)
+    h, y = add_rmsnorm_warp_rows(x, r, w, out=poisoned(x, 2), rows=rows)
     _check(h, y, x, r, w)

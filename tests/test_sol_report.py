@@ -24,3 +24,9 @@ def test_a_rival_that_failed_to_run_is_not_counted_and_small_shapes_never_meet()
     ok = _shape(0.99, 1.0, {"torch.compile": 1.1})
     assert sol_report.behind(ok, ADD) == [] and sol_report.met(ok, ADD)
     assert not sol_report.met(_shape(0.99, 1.0, {"torch.compile": 1.1}, nbytes=1 << 20), ADD)
+
+
+def test_the_rivals_read_as_a_sentence_in_the_order_the_goal_lists_them():
+    assert sol_report.rivals_text(ADD) == "torch.compile, Liger-Kernel and F.rms_norm"
+    assert sol_report.rivals_text("sol.swiglu") == "torch.compile and Liger-Kernel"
+    assert sol_report.BIG_TEXT == "64 MiB"

@@ -101,6 +101,11 @@ def _edit(results: Path, name: str, change) -> None:
     path.write_text(json.dumps(rec))
 
 
+def _at(data: dict, rows: int, hidden: int) -> dict:
+    """The stored shape (rows, hidden) of a result's data, to edit in place."""
+    return next(s for s in data["shapes"] if (s["rows"], s["hidden"]) == (rows, hidden))
+
+
 def _run(name: str, capsys) -> str:
     runpy.run_path(str(SNIPPETS / name), run_name="__main__")
     return capsys.readouterr().out
@@ -113,7 +118,7 @@ def test_summary_sets_the_kernel_against_a_copy_of_its_program_size_both_ways(fi
     assert "reached 97.8% to 100.4% of a copy" in out
 
     def tile_ahead(data):  # the copy with the kernel's program size now a point ahead at 32,768 x 8,192
-        s = next(s for s in data["shapes"] if (s["rows"], s["hidden"]) == (32768, 8192))
+        s = _at(data, 32768, 8192)
         s["versions"]["same-bytes copy, kernel-sized programs"]["share_of_copy"] = \
             s["versions"]["multi-row Triton (best)"]["share_of_copy"] + 0.01
     _edit(fixture_results, "sol.add_rmsnorm", tile_ahead)
@@ -127,7 +132,7 @@ def test_summary_names_the_rival_that_was_ahead_and_the_goal(fixture_results, ca
     assert "F.rms_norm at 8; both at 7 of 8, so the goal is not met" in out and "ahead of it" not in out
 
     def liger_ahead(data):  # Liger-Kernel as fast as ours at 8,192 x 1,536: a tie is not ahead
-        s = next(s for s in data["shapes"] if (s["rows"], s["hidden"]) == (8192, 1536))
+        s = _at(data, 8192, 1536)
         s["versions"]["Liger-Kernel"]["ms"] = s["versions"]["multi-row Triton (best)"]["ms"]
     _edit(fixture_results, "sol.add_rmsnorm", liger_ahead)
     out = _run("summary.py", capsys)
@@ -152,7 +157,7 @@ def test_swiglu_summary_counts_the_goal_both_ways(fixture_results, capsys):
     assert "it landed 0.21 points from it, against torch.compile's lead of 0.24 points." in out and "a tie" not in out
 
     def twin_far(data):  # the second timing of the same launch now 0.5 points off: the lead is within it
-        s = next(s for s in data["shapes"] if (s["rows"], s["hidden"]) == (8192, 4096))
+        s = _at(data, 8192, 4096)
         s["versions"]["Triton (chapter's block)"]["share_of_copy"] = s["versions"]["Triton (best block)"][
             "share_of_copy"] + 0.005
     _edit(fixture_results, "sol.swiglu", twin_far)
@@ -161,7 +166,7 @@ def test_swiglu_summary_counts_the_goal_both_ways(fixture_results, capsys):
             "can tell") in out
 
     def liger_far_ahead(data):  # and one rival far ahead at a shape where the best block is another launch
-        s = next(s for s in data["shapes"] if (s["rows"], s["hidden"]) == (32768, 4096))
+        s = _at(data, 32768, 4096)
         s["versions"]["Liger-Kernel"]["share_of_copy"] = s["versions"]["Triton (best block)"]["share_of_copy"] + 0.03
         s["versions"]["Liger-Kernel"]["ms"] = s["versions"]["Triton (best block)"]["ms"] * 0.97
         s["best_config"] = [2048, 8]
@@ -175,7 +180,7 @@ def test_swiglu_summary_counts_the_goal_both_ways(fixture_results, capsys):
             ours = s["versions"]["Triton (best block)"]
             for o in ("torch.compile", "Liger-Kernel"):
                 s["versions"][o].update(share_of_copy=ours["share_of_copy"] - 0.01, ms=ours["ms"] * 1.01)
-        s = next(s for s in data["shapes"] if (s["rows"], s["hidden"]) == (8192, 4096))
+        s = _at(data, 8192, 4096)
         ours = s["versions"]["Triton (best block)"]
         s["versions"]["torch.compile"].update(share_of_copy=ours["share_of_copy"] + 0.0003, ms=ours["ms"] - 2e-5)
     _edit(fixture_results, "sol.swiglu", close_lead)
@@ -198,7 +203,7 @@ def test_designs_summary_names_a_design_ahead_of_the_row_kernel_only_when_one_is
     assert "at 16,384 wide it is not run (512 elements of each tensor per thread" in out
 
     def split_ahead(data):
-        s = next(s for s in data["shapes"] if (s["rows"], s["hidden"]) == (8192, 8192))
+        s = _at(data, 8192, 8192)
         s["versions"]["split row"]["share_of_copy"] = s["versions"]["row kernel"]["share_of_copy"] + 0.01
     _edit(fixture_results, "sol.designs", split_ahead)
     out = _run("designs_summary.py", capsys)

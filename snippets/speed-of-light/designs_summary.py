@@ -11,7 +11,7 @@ def share(s: dict, design: str) -> float | None:
 
 def span(design: str) -> str:
     got = [x for s in shapes if (x := share(s, design)) is not None]
-    return f"{min(got) * 100:.1f}% to {max(got) * 100:.1f}%"
+    return f"{page.pct_down(min(got))} to {page.pct_down(max(got))}"  # down, as in the tables above
 
 
 ahead = [f"{d} at {s['rows']:,} × {s['hidden']:,}" for s in shapes for d in OTHERS
@@ -51,8 +51,8 @@ for h, s in warp.items():
     state = ("every configuration fitted in registers" if max(local) == 0 else
              "every configuration spilled to local memory" if min(local) > 0 else "some configurations spilled")
     parts.append(f"at {h:,} wide {state} (the fastest, {warps(h)}: {fastest(h)['registers']} registers and "
-                 f"{fastest(h)['local_bytes']:,} bytes of local memory per thread) and it reached {got * 100:.1f}% "
-                 f"of the copy, {'behind' if got < row else 'ahead of'} the row kernel's {row * 100:.1f}%")
+                 f"{fastest(h)['local_bytes']:,} bytes of local memory per thread) and it reached {page.pct_down(got)} "
+                 f"of the copy, {'behind' if got < row else 'ahead of'} the row kernel's {page.pct_down(row)}")
 parts += [f"at {s['hidden']:,} wide it is not run ({s['not_run']['warp rows']})" for s in shapes
           if "warp rows" in s["not_run"]]
 one = {k["barriers"] for s in warp.values() for c, k in s["warp_rows_kernels"].items() if c == "(1,)"}

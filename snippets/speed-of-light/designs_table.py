@@ -19,7 +19,7 @@ def cell(s: dict, design: str) -> str:
     if design in s["not_run"]:
         return "not run"
     v = s["versions"][design]
-    return "fails" if "error" in v else f"{v['share_of_copy'] * 100:.1f}% ({config(design, s['configs'][design])})"
+    return "fails" if "error" in v else f"{page.pct_down(v['share_of_copy'])} ({config(design, s['configs'][design])})"
 
 
 rows = [[f"{s['rows']:,} × {s['hidden']:,}", page.num(s["versions"]["same-bytes copy"]["gbps"], 0),

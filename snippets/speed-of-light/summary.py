@@ -56,10 +56,11 @@ small_text = (f" The decode-sized shapes ({min(s['rows'] for s in small)} to {ma
               f"programs cannot fill the GPU, and {own_work}.")
 
 print(
-    f"Over the {len(big)} shapes that move at least 64 MiB, the multi-row kernel's best configuration reached "
+    f"Over the {len(big)} shapes that move at least {sol_report.BIG_TEXT}, the multi-row kernel's best configuration "
+    "reached "
     f"{page.pct_down(min(share))} to {page.pct_down(max(share))} of a copy that moves the same bytes (rounded "
     f"down, here and in the table). It reached {goal} at "
-    f"{at_goal} of them and beat torch.compile, Liger-Kernel and F.rms_norm at {ahead}"
+    f"{at_goal} of them and beat {sol_report.rivals_text(r.experiment)} at {ahead}"
     f"{f' (ahead of it: {behind_text})' if behind_text else ''}; both at {both} of "
     f"{len(big)}, so the goal is {'met' if both == len(big) else 'not met'}. The fusion chapter's one-row kernel "
     f"ranged from {min(one_row) * 100:.0f}% to {max(one_row) * 100:.0f}%, never more than {points} from it: at "

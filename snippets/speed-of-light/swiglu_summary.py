@@ -35,11 +35,13 @@ for b, s in zip(ours, big, strict=True):
 met = sum(sol_report.met(s, r.experiment) for s in big)
 lost_text = "; ".join(lost)
 print(
-    f"At the {len(big)} shapes that move at least 64 MiB, the SwiGLU kernel's best block reached "
+    f"At the {len(big)} shapes that move at least {sol_report.BIG_TEXT}, the SwiGLU kernel's best block reached "
     f"{page.pct_down(min(b['share_of_copy'] for b in ours))} to {page.pct_down(max(b['share_of_copy'] for b in ours))}"
-    f" of the copy, and at each shape it, torch.compile and Liger-Kernel were at most {spread * 100:.1f} points apart"
+    f" of the copy, and at each shape it, {sol_report.rivals_text(r.experiment)} were at most {spread * 100:.1f} "
+    "points apart"
     + (": three elementwise kernels at the copy's speed. " if spread < 0.02 else ". ")
     + (f"{lost_text[0].upper()}{lost_text[1:]}, so the goal is met at {met} of {len(big)} shapes."
-       if lost else f"Ours was ahead of both at every one of them: the goal is met at {met} of {len(big)}.")
+       if lost else f"Ours was ahead of {'both' if len(RIVALS) == 2 else 'all'} at every one of them: the goal is met "
+       f"at {met} of {len(big)}.")
     + "".join(" " + t for t in twins)
 )

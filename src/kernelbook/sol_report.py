@@ -10,9 +10,16 @@ from typing import Any
 
 GOAL_SHARE = 0.98  # the issue's goal, not a measurement
 BIG_BYTES = 64 << 20
+BIG_TEXT = f"{BIG_BYTES >> 20} MiB"  # the threshold as the pages write it
 OURS = {"sol.add_rmsnorm": "multi-row Triton (best)", "sol.swiglu": "Triton (best block)"}
-RIVALS = {"sol.add_rmsnorm": ("torch.compile", "F.rms_norm", "Liger-Kernel"),
+RIVALS = {"sol.add_rmsnorm": ("torch.compile", "Liger-Kernel", "F.rms_norm"),
           "sol.swiglu": ("torch.compile", "Liger-Kernel")}
+
+
+def rivals_text(experiment: str) -> str:
+    """The rivals as a sentence names them: 'a, b and c'."""
+    *rest, last = RIVALS[experiment]
+    return f"{', '.join(rest)} and {last}" if rest else last
 
 
 def big(shape: dict[str, Any]) -> bool:
