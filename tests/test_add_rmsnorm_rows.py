@@ -11,7 +11,8 @@ from kernelbook.kernels.same_bytes_copy import same_bytes_copy, same_bytes_copy_
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # on the CPU, conftest puts Triton in interpreter mode
 
 SHAPES = [(1, 64), (3, 100), (17, 1536), (5, 33)]
-CONFIGS = [(1, 4, False), (1, 4, True), (4, 4, True), (16, 8, False)]  # (rows, warps, h stored late)
+# (rows, warps, h stored late, weight loaded first): all four orders, one and several rows
+CONFIGS = [(1, 4, False, False), (1, 4, True, True), (4, 4, True, False), (16, 8, False, True), (2, 4, False, True)]
 
 
 @pytest.mark.parametrize("shape", SHAPES)

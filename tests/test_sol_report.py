@@ -30,3 +30,13 @@ def test_the_rivals_read_as_a_sentence_in_the_order_the_goal_lists_them():
     assert sol_report.rivals_text(ADD) == "torch.compile, Liger-Kernel and F.rms_norm"
     assert sol_report.rivals_text("sol.swiglu") == "torch.compile and Liger-Kernel"
     assert sol_report.BIG_TEXT == "64 MiB"
+
+
+def test_the_row_kernels_order_reads_as_the_tables_write_it():
+    assert sol_report.row_order([2, 32, False, False]) == "h early"
+    assert sol_report.row_order([1, 32, True, True]) == "h late, w first"
+
+
+def test_the_swiglu_config_names_its_divide():
+    assert sol_report.swiglu_config([1024, 4, True]) == "1024 × 4, IEEE"
+    assert sol_report.swiglu_config([2048, 8, False]) == "2048 × 8, approx."

@@ -85,10 +85,12 @@ def test_the_row_kernel_sweep_keeps_its_limits_and_its_winners():
         block = 1 << (hidden - 1).bit_length()
         cfgs = sol.row_configs(rows, hidden)
         assert cfgs and len(set(cfgs)) == len(cfgs)
-        for rw, wp, _ in cfgs:
+        for rw, wp, *_ in cfgs:
             assert rw * block <= 32768 and rw <= rows and (wp < 32 or rw * block >= 8192), (rows, hidden, rw, wp)
-        assert {late for *_, late in cfgs} == {False, True}  # both store orders at every shape
-    assert (1, 4, True) in sol.row_configs(8192, 8192) and (2, 32, False) in sol.row_configs(8192, 16384)
+        # all four load and store orders for every tile
+        assert len({c[:2] for c in cfgs}) * 4 == len(cfgs) and {c[2:] for c in cfgs} == {
+            (False, False), (False, True), (True, False), (True, True)}
+    assert (1, 4, True, False) in sol.row_configs(8192, 8192) and (1, 32, False, True) in sol.row_configs(8192, 16384)
     assert max(rw for rw, *_ in sol.row_configs(16, 1536)) == 16
 
 SNIPPETS = Path(__file__).parents[1] / "snippets" / "speed-of-light"

@@ -8,8 +8,8 @@ def cell(v: dict) -> str:
     return "fails" if "error" in v else page.pct_down(v["share_of_copy"])  # down: 97.99% must not read 98.0%
 
 
-def config(c: list) -> str:  # (rows per program, warps, h stored after the reduction)
-    return f"{c[0]} × {c[1]}, h {'late' if c[2] else 'early'}"
+def config(c: list) -> str:  # (rows per program, warps, h stored late, weight loaded first)
+    return f"{c[0]} × {c[1]}, {sol_report.row_order(c)}"
 
 
 rows = []
@@ -26,7 +26,7 @@ for s in r.data["shapes"]:
         ("✓" if sol_report.met(s, r.experiment) else "✗") if sol_report.big(s) else "",
     ])
 print(page.table(["rows × hidden", "MiB moved", "timed by", "copy GB/s", "best kernel GB/s (of copy)",
-                  "rows/program × warps, h stored", "copy, programs that size", "heuristic", *OTHERS, "goal"], rows,
+                  "rows/program × warps, order", "copy, programs that size", "heuristic", *OTHERS, "goal"], rows,
                  align="l" + "r" * 11 + "c",
                  name="sol-add-rmsnorm"))
 print(page.provenance(r))

@@ -1,4 +1,4 @@
-from kernelbook import page
+from kernelbook import page, sol_report
 
 r = page.result("sol.designs")
 DESIGNS = ["row kernel", "persistent", "split row", "warp rows"]
@@ -9,7 +9,7 @@ def n(count: int, what: str) -> str:
 
 
 def config(design: str, c: list[int]) -> str:
-    return {"row kernel": lambda: f"{n(c[0], 'row')} × {n(c[1], 'warp')}, h {'late' if c[2] else 'early'}",
+    return {"row kernel": lambda: f"{n(c[0], 'row')} × {n(c[1], 'warp')}, {sol_report.row_order(c)}",
             "persistent": lambda: f"{n(c[0], 'row')} × {n(c[1], 'warp')}, {c[2]}/SM",
             "split row": lambda: f"{c[0]} programs/row × {n(c[1], 'warp')}",
             "warp rows": lambda: n(c[0], "warp")}[design]()

@@ -21,20 +21,29 @@ for b, s in zip(ours, big, strict=True):
         where = f"{s['rows']:,} × {s['hidden']:,}"
         lost.append(f"at {where} " + " and ".join(f"{o} (by {by(s['versions'][o], b)})" for o in ahead)
                     + (" were" if len(ahead) > 1 else " was") + " ahead of ours")
-        # the chapter's wrapper launches BLOCK elements on 4 warps: where that is the best block, the same launch
-        # ran twice in the same rounds, and the distance between the two is what this timer cannot tell apart
-        if s["best_config"] == [BLOCK, 4]:
+        # the chapter's wrapper launches BLOCK elements on 4 warps with the IEEE divide: where that is the best
+        # config, the same launch ran twice in the same rounds, and the distance between the two is what this timer
+        # cannot tell apart
+        if s["best_config"] == [BLOCK, 4, True]:
             first = max(ahead, key=lambda o: s["versions"][o]["share_of_copy"])
             lead = s["versions"][first]["share_of_copy"] - b["share_of_copy"]
             twin = abs(s["versions"]["Triton (chapter's block)"]["share_of_copy"] - b["share_of_copy"])
-            twins.append(f"At {where} the chapter's block is the same launch as the best block; timed as a version "
+            twins.append(f"At {where} the chapter's kernel is the best configuration's launch; timed as a version "
                          f"of its own in the same rounds, it landed {twin * 100:.2f} points from it, against "
                          f"{first}'s lead of {lead * 100:.2f} points" + (
                              ": a tie as far as this timer can tell, and the goal counts only a lead."
                              if twin >= lead else "."))
 met = sum(sol_report.met(s, r.experiment) for s in big)
 lost_text = "; ".join(lost)
+miss = r.data["silu_mismatches"]
+approx_won = sum(not s["best_config"][2] for s in big)
+divide_text = (
+    f"Of the 65,536 bf16 values of g, {miss['ieee']} gave a different silu(g) from eager through the IEEE divide and "
+    f"{miss['approx']} through the approximate one"
+    + (f", so both were swept; the approximate divide was in the best configuration at {approx_won} of the "
+       f"{len(big)} large shapes. " if miss["approx"] == 0 else ", so only the IEEE divide was swept. "))
 print(
+    divide_text +
     f"At the {len(big)} shapes that move at least {sol_report.BIG_TEXT}, the SwiGLU kernel's best block reached "
     f"{page.pct_down(min(b['share_of_copy'] for b in ours))} to {page.pct_down(max(b['share_of_copy'] for b in ours))}"
     f" of the copy, and at each shape it, {sol_report.rivals_text(r.experiment)} were at most {spread * 100:.1f} "

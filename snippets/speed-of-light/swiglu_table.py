@@ -14,8 +14,8 @@ for s in r.data["shapes"]:
     best = v["Triton (best block)"]
     rows.append([f"{s['rows']:,} × {s['hidden']:,}", page.num(s["bytes"] / 2**20, 1), s["timing"],
                  page.num(v["same-bytes copy"]["gbps"], 0), f"{page.num(best['gbps'], 0)} ({cell(best)})",
-                 f"{s['best_config'][0]} × {s['best_config'][1]}", *[cell(v[o]) if o in v else "—" for o in OTHERS],
+                 sol_report.swiglu_config(s["best_config"]), *[cell(v[o]) if o in v else "—" for o in OTHERS],
                  ("✓" if sol_report.met(s, r.experiment) else "✗") if sol_report.big(s) else ""])
 print(page.table(["rows × width", "MiB moved", "timed by", "copy GB/s", "best kernel GB/s (of copy)",
-                  "block × warps", *OTHERS, "goal"], rows, align="l" + "r" * 9 + "c", name="sol-swiglu"))
+                  "block × warps, divide", *OTHERS, "goal"], rows, align="l" + "r" * 9 + "c", name="sol-swiglu"))
 print(page.provenance(r))

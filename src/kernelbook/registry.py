@@ -44,7 +44,8 @@ _ALLOC = (SRC + "allocator/demos.py", SRC + "allocator/model.py", SRC + "allocat
           SRC + "allocator/parse.py", SRC + "allocator/experiments.py")
 
 _SOL = (SRC + "speed_of_light.py", SRC + "kernels/add_rmsnorm_rows.py", SRC + "kernels/same_bytes_copy.py",
-        SRC + "kernels/add_rmsnorm.py", SRC + "kernels/swiglu.py", SRC + "fusion.py", SRC + "machine.py")
+        SRC + "kernels/add_rmsnorm.py", SRC + "kernels/swiglu.py", SRC + "kernels/swiglu_div.py", SRC + "fusion.py",
+        SRC + "machine.py")
 _SOL_DESIGNS = _SOL + (SRC + "sol_designs.py", SRC + "kernels/add_rmsnorm_persistent.py",
                        SRC + "kernels/add_rmsnorm_split_row.py", SRC + "kernels/add_rmsnorm_warp_rows.py")
 

@@ -22,6 +22,17 @@ def rivals_text(experiment: str) -> str:
     return f"{', '.join(rest)} and {last}" if rest else last
 
 
+def row_order(config: list) -> str:
+    """The row kernel's load and store order as the tables write it, from its config (rows, warps, h stored late,
+    weight loaded first): 'h early', 'h late', and ', w first' when the weight's load goes out with the row's."""
+    return f"h {'late' if config[2] else 'early'}{', w first' if config[3] else ''}"
+
+
+def swiglu_config(config: list) -> str:
+    """The SwiGLU kernel's config (block, warps, IEEE divide) as the tables write it."""
+    return f"{config[0]} × {config[1]}, {'IEEE' if config[2] else 'approx.'}"
+
+
 def big(shape: dict[str, Any]) -> bool:
     return shape["bytes"] >= BIG_BYTES
 

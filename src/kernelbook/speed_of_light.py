@@ -1,17 +1,17 @@
 """Speed of light: fused add+RMSNorm and SwiGLU held to a copy that moves exactly their bytes, across shapes.
 
-For each (rows, hidden) every version is timed in the same process, in interleaved rounds: the same-bytes copy
-(the ceiling: two inputs read, two outputs written, one launch), the multi-row kernel, the one-row kernel from the
-fusion chapter, torch.compile of the unchanged eager code, Liger-Kernel where it is installed, and F.rms_norm.
-The copy's block size and the kernel's rows per program, warps and store order are swept once; the FINALISTS fastest
-of each sweep go into the rounds, and the fastest there is the one reported, so neither side wins by one lucky
-sweep timing. A copy cut into programs as large as the kernel's tile runs in the same rounds: it separates the
-cost of the program size from the cost of the kernel's arithmetic. Every round draws fresh inputs and outputs at
-new addresses, shared by all versions in it: in a probe on the H200 (8192 x 8192), six placements moved the copy
-from 130.7 to 132.4 us while timings of one placement stayed within 0.2 us, so a median over one placement is one
-draw. Every version is timed replayed from a CUDA graph, so host overhead is left out: large shapes one call per
-graph with L2 cleared before each replay (do_bench), small ones (the decode case) GRAPH_CALLS launches per graph.
-Each kernel is checked against eager on the same inputs first.
+For each (rows, hidden) every version is timed in the same process, in interleaved rounds: the same-bytes copy (the
+ceiling: two inputs read, two outputs written, one launch), the multi-row kernel, the one-row kernel from the fusion
+chapter, torch.compile of the unchanged eager code, Liger-Kernel where it is installed, and F.rms_norm. The copy's
+block size and the kernel's rows per program, warps and load and store order are swept once; the FINALISTS fastest
+of each sweep go into the rounds, and the fastest there is the one reported, so neither side wins by one lucky sweep
+timing. A copy cut into programs as large as the kernel's tile runs in the same rounds: it separates the cost of the
+program size from the cost of the kernel's arithmetic. Every round draws fresh inputs and outputs at new addresses,
+shared by all versions in it: in a probe on the H200 (8192 x 8192), six placements moved the copy from 130.7 to
+132.4 us while timings of one placement stayed within 0.2 us, so a median over one placement is one draw. Every
+version is timed replayed from a CUDA graph, so host overhead is left out: large shapes one call per graph with L2
+cleared before each replay (do_bench), small ones (the decode case) GRAPH_CALLS launches per graph. Each kernel is
+checked against eager on the same inputs first.
 """
 
 from __future__ import annotations
@@ -24,11 +24,12 @@ import torch
 import triton
 from triton.testing import do_bench
 
-from kernelbook.fusion import compare, make_qwen2_norm, qwen2_add_rmsnorm, random_bf16, swiglu_eager
+from kernelbook.fusion import _nan_like, compare, make_qwen2_norm, qwen2_add_rmsnorm, random_bf16, swiglu_eager
 from kernelbook.kernels.add_rmsnorm import add_rmsnorm_triton
 from kernelbook.kernels.add_rmsnorm_rows import add_rmsnorm_rows, default_config
 from kernelbook.kernels.same_bytes_copy import same_bytes_copy
-from kernelbook.kernels.swiglu import _swiglu_kernel, swiglu_triton
+from kernelbook.kernels.swiglu import swiglu_triton
+from kernelbook.kernels.swiglu_div import silu_mismatches, swiglu_div
 from kernelbook.machine import copy_bandwidth
 
 HIDDEN = (1536, 4096, 8192, 16384)
@@ -131,17 +132,19 @@ def against_copy(timed: dict[str, dict[str, Any]], nbytes: int) -> dict[str, dic
     return timed
 
 
-def row_configs(rows: int, hidden: int) -> list[tuple[int, int, bool]]:
-    """The multi-row kernel's sweep: (rows per program, warps, h stored late), at most 32 K elements per program,
-    no more rows than there are, and 32 warps only with at least 8 elements of each tensor per lane."""
+def row_configs(rows: int, hidden: int) -> list[tuple[int, int, bool, bool]]:
+    """The multi-row kernel's sweep: (rows per program, warps, h stored late, weight loaded first), at most 32 K
+    elements per program, no more rows than there are, and 32 warps only with at least 8 elements of each tensor per
+    lane."""
     block = triton.next_power_of_2(hidden)
-    return [(rw, wp, late) for rw in (1, 2, 4, 8, 16) for wp in (4, 8, 16, 32) for late in (False, True)
+    return [(rw, wp, late, first) for rw in (1, 2, 4, 8, 16) for wp in (4, 8, 16, 32) for late in (False, True)
+            for first in (False, True)
             if rw * block <= 32768 and rw <= max(rows, 1) and (wp < 32 or rw * block >= 8192)]
 
 
 def poisoned(t: torch.Tensor, n: int) -> tuple[torch.Tensor, ...]:
     """n outputs shaped as t, filled with NaN: a version that leaves an element unwritten shows."""
-    return tuple(torch.full_like(t, float("nan")) for _ in range(n))
+    return tuple(_nan_like(t) for _ in range(n))
 
 
 def _shape_add_rmsnorm(rows: int, hidden: int, compiled: Callable, liger: dict | None) -> dict[str, Any]:
@@ -154,17 +157,19 @@ def _shape_add_rmsnorm(rows: int, hidden: int, compiled: Callable, liger: dict |
     h_ref, y_ref = qwen2_add_rmsnorm(x, r, norm)
     outs = poisoned(x, 2)
 
-    # correct before fast: the swept kernel at its default tile, h stored early and late, on eager's inputs
+    # correct before fast: the swept kernel at its default tile, in all four load and store orders, on eager's inputs
     check = {}
-    rw, wp, _ = default_config(hidden)
-    for late, tag in ((False, ""), (True, "_late")):
-        for o in outs:
-            o.fill_(float("nan"))
-        h, y = add_rmsnorm_rows(x, r, w, EPS, out=outs, config=(rw, wp, late))
-        check["h" + tag], check["y" + tag] = compare(h, h_ref), compare(y, y_ref)
-        assert check["h" + tag]["bit_identical"], f"({rows}, {hidden}, {late=}): h differs from eager"
-        # one step before the weight multiply can become two after it (the fusion chapter measures the same)
-        assert check["y" + tag]["max_steps"] <= 2, f"({rows}, {hidden}, {late=}): y off by more than 2 bf16 steps"
+    rw, wp, *_ = default_config(hidden)
+    for late in (False, True):
+        for first in (False, True):
+            tag = "_late" * late + "_first" * first
+            for o in outs:
+                o.fill_(float("nan"))
+            h, y = add_rmsnorm_rows(x, r, w, EPS, out=outs, config=(rw, wp, late, first))
+            check["h" + tag], check["y" + tag] = compare(h, h_ref), compare(y, y_ref)
+            assert check["h" + tag]["bit_identical"], f"({rows}, {hidden}, {late=}, {first=}): h differs from eager"
+            # one step before the weight multiply can become two after it (the fusion chapter measures the same)
+            assert check["y" + tag]["max_steps"] <= 2, f"({rows}, {hidden}, {late=}, {first=}): y off by > 2 steps"
     if liger:
         check["liger_y"] = compare(liger["add_rmsnorm"](x, r, w)[1], y_ref)
     check["compiled_y"] = compare(compiled(x, r, norm)[1], y_ref)
@@ -209,7 +214,8 @@ def _shape_add_rmsnorm(rows: int, hidden: int, compiled: Callable, liger: dict |
             "copy_rounds": copy_rounds, "tile_copy_rounds": tile, "versions": timed, "check": check}
 
 
-def _shape_swiglu(rows: int, hidden: int, compiled: Callable, liger: dict | None) -> dict[str, Any]:
+def _shape_swiglu(rows: int, hidden: int, compiled: Callable, liger: dict | None, divides: tuple[bool, ...]
+                  ) -> dict[str, Any]:
     small = rows < min(LARGE_ROWS)
     timer = make_timer(small)
     seed = rows * 11 + hidden
@@ -217,16 +223,16 @@ def _shape_swiglu(rows: int, hidden: int, compiled: Callable, liger: dict | None
     ref = swiglu_eager(g, u)
     (out,) = poisoned(g, 1)
     check = {"triton": compare(swiglu_triton(g, u, out=out), ref)}
-    assert check["triton"]["bit_identical"], f"({rows}, {hidden}): SwiGLU differs from eager"
+    for ieee in divides:  # the swept kernel with each divide it may use, on fresh poison
+        out.fill_(float("nan"))
+        check["ieee" if ieee else "approx"] = compare(swiglu_div(g, u, out, ieee=ieee), ref)
+    assert all(c["bit_identical"] for c in check.values()), f"({rows}, {hidden}): SwiGLU differs from eager"
     if liger:
         check["liger"] = compare(liger["swiglu"](g, u), ref)
     check["compiled"] = compare(compiled(g, u), ref)
     n = g.numel()
-
-    def launch(g: torch.Tensor, u: torch.Tensor, out: torch.Tensor, block: int, warps: int) -> None:
-        _swiglu_kernel[(triton.cdiv(n, block),)](g, u, out, n, BLOCK=block, num_warps=warps)
-
-    top, sweep = sweep_configs(timer, {c: (lambda c=c: launch(g, u, out, *c)) for c in COPY_CONFIGS})
+    configs = [(b, w, ieee) for b, w in COPY_CONFIGS for ieee in divides]  # (block, warps, IEEE divide)
+    top, sweep = sweep_configs(timer, {c: (lambda c=c: swiglu_div(g, u, out, *c)) for c in configs})
     top_copy, copy_sweep = sweep_configs(timer, {c: (lambda c=c: same_bytes_copy(g, u, (out,), *c))
                                                  for c in COPY_CONFIGS})
     kernel_names = {c: f"kernel {c}" for c in top}
@@ -237,7 +243,7 @@ def _shape_swiglu(rows: int, hidden: int, compiled: Callable, liger: dict | None
         (out,) = poisoned(g, 1)
         versions = {
             **{n: (lambda c=c: same_bytes_copy(g, u, (out,), *c)) for c, n in copy_names.items()},
-            **{n: (lambda c=c: launch(g, u, out, *c)) for c, n in kernel_names.items()},
+            **{n: (lambda c=c: swiglu_div(g, u, out, *c)) for c, n in kernel_names.items()},
             "Triton (chapter's block)": lambda: swiglu_triton(g, u, out=out),
             "torch.compile": lambda: compiled(g, u),
             "eager": lambda: swiglu_eager(g, u),
@@ -278,4 +284,10 @@ def measure_add_rmsnorm() -> dict[str, Any]:
 
 
 def measure_swiglu() -> dict[str, Any]:
-    return _sweep(_shape_swiglu, swiglu_eager, SWIGLU_WIDTHS, (1, 64))
+    # correct before fast, for every input: the approximate divide joins the sweep only if all 65,536 bf16 values
+    # of g give eager's silu(g) through it, on this GPU
+    mismatches = {"ieee": silu_mismatches(True), "approx": silu_mismatches(False)}
+    assert mismatches["ieee"] == 0, f"the IEEE divide differs from eager at {mismatches['ieee']} bf16 inputs"
+    divides = (True, False) if mismatches["approx"] == 0 else (True,)
+    data = _sweep(lambda *a: _shape_swiglu(*a, divides=divides), swiglu_eager, SWIGLU_WIDTHS, (1, 64))
+    return {**data, "silu_mismatches": mismatches}
