@@ -38,16 +38,16 @@ lost_text = "; ".join(lost)
 miss = r.data["silu_mismatches"]
 approx_won = sum(not s["best_config"][2] for s in big)
 divide_text = (
-    f"Of the 65,536 bf16 values of g, {miss['ieee']} gave a different silu(g) from eager through the IEEE divide and "
-    f"{miss['approx']} through the approximate one"
+    f"Of the {1 << 16:,} bf16 values of g, {miss['ieee']} gave a different silu(g) from eager through the IEEE "
+    f"divide and {miss['approx']} through the approximate one"
     + (f", so both were swept; the approximate divide was in the best configuration at {approx_won} of the "
        f"{len(big)} large shapes. " if miss["approx"] == 0 else ", so only the IEEE divide was swept. "))
 print(
-    divide_text +
-    f"At the {len(big)} shapes that move at least {sol_report.BIG_TEXT}, the SwiGLU kernel's best block reached "
-    f"{page.pct_down(min(b['share_of_copy'] for b in ours))} to {page.pct_down(max(b['share_of_copy'] for b in ours))}"
-    f" of the copy, and at each shape it, {sol_report.rivals_text(r.experiment)} were at most {spread * 100:.1f} "
-    "points apart"
+    divide_text
+    + f"At the {len(big)} shapes that move at least {sol_report.BIG_TEXT}, the SwiGLU kernel's best configuration "
+    f"reached {page.pct_down(min(b['share_of_copy'] for b in ours))} to "
+    f"{page.pct_down(max(b['share_of_copy'] for b in ours))} of the copy, and at each shape it, "
+    f"{sol_report.rivals_text(r.experiment)} were at most {spread * 100:.1f} points apart"
     + (": three elementwise kernels at the copy's speed. " if spread < 0.02 else ". ")
     + (f"{lost_text[0].upper()}{lost_text[1:]}, so the goal is met at {met} of {len(big)} shapes."
        if lost else f"Ours was ahead of {'both' if len(RIVALS) == 2 else 'all'} at every one of them: the goal is met "
