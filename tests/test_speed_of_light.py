@@ -203,6 +203,17 @@ def test_swiglu_summary_counts_the_goal_both_ways(fixture_results, capsys):
     assert "the best configuration's launch" not in out
 
 
+def test_swiglu_summary_says_when_a_rival_ahead_was_not_exact(fixture_results, capsys):
+    said = "torch.compile's output there was not eager's: it differed at 27% of the elements, by at most 1 bf16 step"
+    assert said in _run("swiglu_summary.py", capsys)
+
+    def compile_exact(data):
+        _at(data, 8192, 4096)["check"]["compiled"].update(bit_identical=True, differ=0, max_steps=0)
+    _edit(fixture_results, "sol.swiglu", compile_exact)
+    out = _run("swiglu_summary.py", capsys)
+    assert "was ahead of ours" in out and "output there was not eager's" not in out
+
+
 def test_swiglu_summary_says_which_divides_were_swept(fixture_results, capsys):
     out = _run("swiglu_summary.py", capsys)
     assert ("Of the 65,536 bf16 values of g, 0 gave a different silu(g) from eager through the IEEE divide and 0 "

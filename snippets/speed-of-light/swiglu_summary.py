@@ -3,6 +3,7 @@ from kernelbook.kernels.swiglu import BLOCK
 
 r = page.result("sol.swiglu")
 RIVALS = sol_report.RIVALS[r.experiment]
+CHECK = {"torch.compile": "compiled", "Liger-Kernel": "liger"}  # where each rival's comparison with eager is stored
 big = [s for s in r.data["shapes"] if sol_report.big(s)]
 ours = [s["versions"]["Triton (best block)"] for s in big]
 rivals = [[s["versions"][o] for o in RIVALS if "ms" in s["versions"].get(o, {})] for s in big]
@@ -15,12 +16,21 @@ def by(rival: dict, b: dict) -> str:  # how far a rival was ahead: points of the
     return f"{points:.1f} points" if points >= 0.1 else f"{points:.2f} points, {(b['ms'] - rival['ms']) * 1e3:.2f} µs"
 
 
-lost, twins = [], []
+lost, twins, inexact = [], [], []
 for b, s in zip(ours, big, strict=True):
     if ahead := sol_report.behind(s, r.experiment):
         where = f"{s['rows']:,} × {s['hidden']:,}"
         lost.append(f"at {where} " + " and ".join(f"{o} (by {by(s['versions'][o], b)})" for o in ahead)
                     + (" were" if len(ahead) > 1 else " was") + " ahead of ours")
+        exact = all(s["check"][k]["bit_identical"] for k in ("triton", "ieee", "approx") if k in s["check"])
+        for o in ahead:  # a rival ahead that does not compute eager's output is worth saying so
+            c = s["check"].get(CHECK[o])
+            if exact and c and not c["bit_identical"]:
+                inexact.append(
+                    f"{o}'s output there was not eager's: it differed at {c['differ'] / c['elements']:.0%} of the "
+                    f"elements, by at most {c['max_steps']} bf16 step{'' if c['max_steps'] == 1 else 's'}, while ours "
+                    "matched eager bit for bit (eager rounds silu(g) to bf16 before the multiply; a kernel that skips "
+                    "that rounding lands a step away wherever it mattered).")
         # the chapter's wrapper launches BLOCK elements on 4 warps with the IEEE divide: where that is the best
         # config, the same launch ran twice in the same rounds, and the distance between the two is what this timer
         # cannot tell apart
@@ -52,5 +62,5 @@ print(
     + (f"{lost_text[0].upper()}{lost_text[1:]}, so the goal is met at {met} of {len(big)} shapes."
        if lost else f"Ours was ahead of {'both' if len(RIVALS) == 2 else 'all'} at every one of them: the goal is met "
        f"at {met} of {len(big)}.")
-    + "".join(" " + t for t in twins)
+    + "".join(" " + t for t in twins + inexact)
 )
