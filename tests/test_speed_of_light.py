@@ -37,7 +37,6 @@ def test_shares_are_of_the_copy_timed_in_the_same_rounds():
     assert round(timed["kernel"]["gbps"]) == 800 and "share_of_copy" not in timed["broken"]
 
 
-
 class _Buffers:  # stands in for one round's tensors: alive as long as a version closes over it
     pass
 
@@ -90,10 +89,16 @@ def test_the_row_kernel_sweep_keeps_its_limits_and_its_winners():
         # all four load and store orders for every tile
         assert len({c[:2] for c in cfgs}) * 4 == len(cfgs) and {c[2:] for c in cfgs} == {
             (False, False), (False, True), (True, False), (True, True)}
-    assert (1, 4, True, False) in sol.row_configs(8192, 8192) and (1, 32, False, True) in sol.row_configs(8192, 16384)
     assert max(rw for rw, *_ in sol.row_configs(16, 1536)) == 16
+    # every configuration the stored runs picked is one the sweep still tries
+    for name, key in (("sol.add_rmsnorm", None), ("sol.designs", "row kernel")):
+        rec = json.loads((FIXTURES / "nvidia-h200" / f"{name}.json").read_text())
+        for s in rec["data"]["shapes"]:
+            picked = tuple(s["best_config"] if key is None else s["configs"][key])
+            assert picked in sol.row_configs(s["rows"], s["hidden"]), (name, s["rows"], s["hidden"], picked)
 
 SNIPPETS = Path(__file__).parents[1] / "snippets" / "speed-of-light"
+FIXTURES = Path(__file__).parent / "fixtures" / "results"
 
 
 def _edit(results: Path, name: str, change) -> None:

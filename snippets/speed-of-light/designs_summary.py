@@ -28,8 +28,8 @@ print(
     + ("None of the three was ahead of the row kernel at any shape." if not ahead
        else f"Ahead of the row kernel: {'; '.join(ahead)}.")
     + (f" At {rerun[1][0]:,} × {rerun[1][1]:,} the row kernel's share here is {abs(rerun[0]) * 100:.1f} points "
-       f"{'higher' if rerun[0] > 0 else 'lower'} than in the table above: two runs of the same kernel can land that "
-       "far apart." if rerun and abs(rerun[0]) >= 0.001 else "")
+       f"{'higher' if rerun[0] > 0 else 'lower'} than in the table above: two runs of the same kernel and sweep can "
+       "land that far apart." if rerun and abs(rerun[0]) >= 0.001 else "")
 )
 
 warp = {s["hidden"]: s for s in shapes if "warp rows" in s["versions"]}
