@@ -9,6 +9,7 @@ import weakref
 from pathlib import Path
 
 from kernelbook import speed_of_light as sol
+from kernelbook.sol_add_rmsnorm import row_configs
 from kernelbook.speed_of_light import against_copy, listed_first, pick
 
 
@@ -82,20 +83,20 @@ def test_a_version_that_fails_is_recorded_and_not_timed_again():
 def test_the_row_kernel_sweep_keeps_its_limits_and_its_winners():
     for rows, hidden in ((1, 1536), (16, 4096), (8192, 8192), (32768, 16384)):
         block = 1 << (hidden - 1).bit_length()
-        cfgs = sol.row_configs(rows, hidden)
+        cfgs = row_configs(rows, hidden)
         assert cfgs and len(set(cfgs)) == len(cfgs)
         for rw, wp, *_ in cfgs:
             assert rw * block <= 32768 and rw <= rows and (wp < 32 or rw * block >= 8192), (rows, hidden, rw, wp)
         # all four load and store orders for every tile
         assert len({c[:2] for c in cfgs}) * 4 == len(cfgs) and {c[2:] for c in cfgs} == {
             (False, False), (False, True), (True, False), (True, True)}
-    assert max(rw for rw, *_ in sol.row_configs(16, 1536)) == 16
+    assert max(rw for rw, *_ in row_configs(16, 1536)) == 16
     # every configuration the stored runs picked is one the sweep still tries
     for name, key in (("sol.add_rmsnorm", None), ("sol.designs", "row kernel")):
         rec = json.loads((FIXTURES / "nvidia-h200" / f"{name}.json").read_text())
         for s in rec["data"]["shapes"]:
             picked = tuple(s["best_config"] if key is None else s["configs"][key])
-            assert picked in sol.row_configs(s["rows"], s["hidden"]), (name, s["rows"], s["hidden"], picked)
+            assert picked in row_configs(s["rows"], s["hidden"]), (name, s["rows"], s["hidden"], picked)
 
 SNIPPETS = Path(__file__).parents[1] / "snippets" / "speed-of-light"
 FIXTURES = Path(__file__).parent / "fixtures" / "results"

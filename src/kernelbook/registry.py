@@ -43,11 +43,11 @@ _FAR = _DECODE + (SRC + "decode/measure.py", SRC + "decode/fast.py", SRC + "deco
 _ALLOC = (SRC + "allocator/demos.py", SRC + "allocator/model.py", SRC + "allocator/scripts.py",
           SRC + "allocator/parse.py", SRC + "allocator/experiments.py")
 
-_SOL = (SRC + "speed_of_light.py", SRC + "kernels/add_rmsnorm_rows.py", SRC + "kernels/same_bytes_copy.py",
-        SRC + "kernels/add_rmsnorm.py", SRC + "kernels/swiglu.py", SRC + "kernels/swiglu_div.py", SRC + "fusion.py",
-        SRC + "machine.py")
-_SOL_DESIGNS = _SOL + (SRC + "sol_designs.py", SRC + "kernels/add_rmsnorm_persistent.py",
-                       SRC + "kernels/add_rmsnorm_split_row.py", SRC + "kernels/add_rmsnorm_warp_rows.py")
+_SOL = (SRC + "speed_of_light.py", SRC + "kernels/same_bytes_copy.py", SRC + "fusion.py", SRC + "machine.py")
+_SOL_ADD = _SOL + (SRC + "sol_add_rmsnorm.py", SRC + "kernels/add_rmsnorm_rows.py", SRC + "kernels/add_rmsnorm.py")
+_SOL_SWIGLU = _SOL + (SRC + "sol_swiglu.py", SRC + "kernels/swiglu.py")
+_SOL_DESIGNS = _SOL_ADD + (SRC + "sol_designs.py", SRC + "kernels/add_rmsnorm_persistent.py",
+                           SRC + "kernels/add_rmsnorm_split_row.py", SRC + "kernels/add_rmsnorm_warp_rows.py")
 
 EXPERIMENTS: tuple[Experiment, ...] = (
     _exp("machine", "kernelbook.machine:measure", _MACHINE,
@@ -92,9 +92,9 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     _exp("allocator.graph_pools", "kernelbook.allocator.experiments:measure_graph_pools", _ALLOC,
          "Memory reserved by CUDA graph private pools per captured batch size", 300),
     # --- speed of light (issue 8) ---
-    _exp("sol.add_rmsnorm", "kernelbook.speed_of_light:measure_add_rmsnorm", _SOL,
+    _exp("sol.add_rmsnorm", "kernelbook.sol_add_rmsnorm:measure", _SOL_ADD,
          "Fused add+RMSNorm against a same-bytes copy across widths and row counts", 420),
-    _exp("sol.swiglu", "kernelbook.speed_of_light:measure_swiglu", _SOL,
+    _exp("sol.swiglu", "kernelbook.sol_swiglu:measure", _SOL_SWIGLU,
          "Fused SwiGLU against a same-bytes copy across row counts", 300),
     _exp("sol.designs", "kernelbook.sol_designs:measure", _SOL_DESIGNS,
          "Persistent, split-row and warp-per-row add+RMSNorm against the row kernel and the same-bytes copy", 420),

@@ -7,7 +7,7 @@ same rounds as the row kernel, at the wide shapes, where one row is a large prog
 
 Each is checked against eager PyTorch on the same inputs first; each design's configurations are swept, and its
 fastest few timed in the rounds, each round on fresh buffers, as on the rest of the page (speed_of_light.py). The
-row kernel's configurations are the main table's.
+row kernel's configurations are the main table's (sol_add_rmsnorm.py).
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ import torch
 import triton
 
 from kernelbook import speed_of_light as sol
-from kernelbook.fusion import compare, make_qwen2_norm, qwen2_add_rmsnorm, random_bf16
+from kernelbook.fusion import compare, qwen2_add_rmsnorm, random_bf16
 from kernelbook.kernels.add_rmsnorm_persistent import add_rmsnorm_persistent
 from kernelbook.kernels.add_rmsnorm_rows import add_rmsnorm_rows
 from kernelbook.kernels.add_rmsnorm_split_row import add_rmsnorm_split_row, workspace
 from kernelbook.kernels.add_rmsnorm_warp_rows import CHUNK, launch
 from kernelbook.kernels.same_bytes_copy import same_bytes_copy
+from kernelbook.sol_add_rmsnorm import EPS, eager_inputs, row_configs
 
 SHAPES = ((8192, 4096), (8192, 8192), (8192, 16384))
 REGISTERS = 255  # the most a thread can have
@@ -36,7 +37,7 @@ def _configs(rows: int, hidden: int) -> dict[str, list[tuple[int, ...]]]:
     def per_thread(elements: int, warps: int) -> int:
         return elements // (warps * 32)
     return {
-        "row kernel": sol.row_configs(rows, hidden),
+        "row kernel": row_configs(rows, hidden),
         # (rows per block, warps, programs per SM): at most 64 warps on an SM
         "persistent": [(rw, wp, k) for rw in (1, 2) for wp in (16, 32) for k in (1, 2, 4)
                        if wp * k <= 64 and 8 <= per_thread(rw * block, wp) <= 32],
@@ -49,17 +50,15 @@ def _configs(rows: int, hidden: int) -> dict[str, list[tuple[int, ...]]]:
 
 def _shape(rows: int, hidden: int) -> dict[str, Any]:
     timer = sol.make_timer(False)
-    seed = rows * 7 + hidden  # the inputs of sol.add_rmsnorm at this shape
-    x, r = random_bf16(rows, hidden, seed=seed)
-    norm = make_qwen2_norm(hidden, "cuda")
+    x, r, norm, seed = eager_inputs(rows, hidden)  # the inputs of sol.add_rmsnorm at this shape
     w = norm.weight
     h_ref, y_ref = qwen2_add_rmsnorm(x, r, norm)
     outs = sol.poisoned(x, 2)
     run = {
-        "row kernel": lambda x, r, c, o: add_rmsnorm_rows(x, r, w, sol.EPS, out=o, config=c),
-        "persistent": lambda x, r, c, o: add_rmsnorm_persistent(x, r, w, sol.EPS, out=o, config=c),
-        "split row": lambda x, r, c, o: add_rmsnorm_split_row(x, r, w, sol.EPS, out=o, config=c),
-        "warp rows": lambda x, r, c, o: launch(x, r, w, sol.EPS, o, c[0]),
+        "row kernel": lambda x, r, c, o: add_rmsnorm_rows(x, r, w, EPS, out=o, config=c),
+        "persistent": lambda x, r, c, o: add_rmsnorm_persistent(x, r, w, EPS, out=o, config=c),
+        "split row": lambda x, r, c, o: add_rmsnorm_split_row(x, r, w, EPS, out=o, config=c),
+        "warp rows": lambda x, r, c, o: launch(x, r, w, EPS, o, c[0]),
     }
     configs = _configs(rows, hidden)
 

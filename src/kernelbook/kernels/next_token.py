@@ -1,12 +1,12 @@
 """Greedy decoding's last move inside the step: the argmax of the logits written straight into the step's input
 buffer, and the position advanced, so the next replay needs nothing from the host.
 
-A decode loop outside the graph takes the argmax (a PyTorch reduction), copies the token into the input buffer and
-fills in the next position: three small launches between replays. Here one launch does all three. Each program takes
-BLOCK logits and folds each into one non-negative int64 key, the logit's bits made order-preserving above its
-reversed index, so that the largest key is the largest logit and, among equal logits, the first index
-(torch.argmax's rule). One atomic max per program combines them; the program that arrives last (an atomic counter)
-decodes the key into the token, advances the position and resets the key and the counter for the next step.
+A decode loop outside the graph takes the argmax (a PyTorch reduction), copies the token into the input buffer and fills
+in the next position: three small launches between replays. Here one launch does all three. Each program takes BLOCK
+logits and folds each into one non-negative int64 key, the logit's bits made order-preserving above its reversed index,
+so that the largest key is the largest logit and, among equal logits, the first index (torch.argmax's rule). One atomic
+max per program combines them; the program that arrives last (an atomic counter) decodes the key into the token,
+advances the position and resets the key and the counter for the next step.
 """
 
 from __future__ import annotations
