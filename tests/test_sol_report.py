@@ -40,3 +40,19 @@ def test_the_row_kernels_order_reads_as_the_tables_write_it():
 def test_the_swiglu_config_names_its_divide():
     assert sol_report.swiglu_config([1024, 4, True]) == "1024 × 4, IEEE"
     assert sol_report.swiglu_config([2048, 8, False]) == "2048 × 8, approx."
+
+
+def test_the_share_plot_draws_each_version_but_the_ceiling_and_the_skipped():
+    shapes = [{"bytes": mib << 20, "versions": {"same-bytes copy": {"share_of_copy": 1.0},
+                                                "ours": {"share_of_copy": share},
+                                                "tile copy": {"share_of_copy": 0.9},
+                                                "twin": {"share_of_copy": share},
+                                                "broken": {"error": "x"}}}
+              for mib, share in ((64, 0.99), (256, 0.97))]
+    ax = sol_report.share_plot(shapes, skip=("twin",)).axes[0]
+    lines = {ln.get_label(): ln for ln in ax.get_lines() if not ln.get_label().startswith("_")}
+    assert set(lines) == {"ours", "tile copy"}  # the ceiling, the skipped and the failed are not drawn
+    assert list(lines["ours"].get_xdata()) == [64, 256] and list(lines["ours"].get_ydata()) == [99, 97]
+    assert lines["tile copy"].get_color() == "gray"
+    goal = [ln for ln in ax.get_lines() if ln.get_label().startswith("_")]
+    assert [list(ln.get_ydata()) for ln in goal] == [[98, 98]]
