@@ -23,9 +23,11 @@ print(
        "(random) weight is above 1. " if y_steps > 1 else ". ")
     + ("The article saw the same" if h_ok == article["h_bit_identical"] and y_steps <= article["y_max_steps"]
        else "The article saw less") + f": `h` {'bit for bit' if article['h_bit_identical'] else 'not identical'}, "
-    f"`y` within {article['y_max_steps']} step ({article['y_max_abs']}). SwiGLU was at most {sw_steps} "
-    f"step{'s' if sw_steps != 1 else ''} from eager. `torch.compile` of the unchanged functions was at most "
-    f"{comp['y']['max_steps']} step{'s' if comp['y']['max_steps'] != 1 else ''} from eager on `y` and "
+    f"`y` within {article['y_max_steps']} step ({article['y_max_abs']}). "
+    + ("SwiGLU matched eager bit for bit at every shape. " if sw_steps == 0 else
+       f"SwiGLU was at most {sw_steps} step{'s' if sw_steps != 1 else ''} from eager. ")
+    + "`torch.compile` of the unchanged functions was at most "
+    + f"{comp['y']['max_steps']} step{'s' if comp['y']['max_steps'] != 1 else ''} from eager on `y` and "
     f"{comp['swiglu']['max_steps']} on SwiGLU"
     + (": it keeps the intermediate values in fp32 where eager rounds them to bf16."
        if comp["swiglu"]["differ"] or comp["y"]["differ"] else ".")
