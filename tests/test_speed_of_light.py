@@ -241,6 +241,18 @@ def test_designs_summary_names_a_design_ahead_of_the_row_kernel_only_when_one_is
     assert "Ahead of the row kernel: split row at 8,192 × 8,192." in out and "None of the three" not in out
 
 
+def test_designs_summary_gives_a_range_only_when_the_shares_differ_as_written(fixture_results, capsys):
+    out = _run("designs_summary.py", capsys)
+    assert "the row kernel reached 98.3% to 98.6% of the copy at these shapes" in out  # the fixture's 3 shares
+
+    def level(data):  # 98.51%, 98.55%, 98.59%: all written 98.5%
+        for s, x in zip(data["shapes"], (0.9851, 0.9855, 0.9859), strict=True):
+            s["versions"]["row kernel"]["share_of_copy"] = x
+    _edit(fixture_results, "sol.designs", level)
+    out = _run("designs_summary.py", capsys)
+    assert "the row kernel reached 98.5% of the copy at these shapes" in out and "98.5% to" not in out
+
+
 def test_designs_table_marks_the_design_that_was_not_run(fixture_results, capsys):
     out = _run("designs_table.py", capsys)
     row = next(line for line in out.splitlines() if line.startswith("| 8,192 × 16,384"))

@@ -11,7 +11,8 @@ def share(s: dict, design: str) -> float | None:
 
 def span(design: str) -> str:
     got = [x for s in shapes if (x := share(s, design)) is not None]
-    return f"{page.pct_down(min(got))} to {page.pct_down(max(got))}"  # down, as in the tables above
+    low, high = page.pct_down(min(got)), page.pct_down(max(got))  # down, as in the tables above
+    return low if low == high else f"{low} to {high}"
 
 
 ahead = [f"{d} at {s['rows']:,} × {s['hidden']:,}" for s in shapes for d in OTHERS
