@@ -31,8 +31,8 @@ for b, s in zip(ours, big, strict=True):
                     f"elements, by at most {c['max_steps']} bf16 step{'' if c['max_steps'] == 1 else 's'}, while ours "
                     "matched eager bit for bit (eager rounds silu(g) to bf16 before the multiply; a kernel that skips "
                     "that rounding lands a step away wherever it mattered).")
-        # the chapter's launch runs twice in every round, as two versions: the distance between the two is what
-        # this timer cannot tell apart
+        # the chapter's launch runs twice in every round, as two versions: the distance between the two is one
+        # reading of the timer's noise at this shape
         first = max(ahead, key=lambda o: s["versions"][o]["share_of_copy"])
         lead = b["ms"] - s["versions"][first]["ms"]
         twin = abs(s["versions"][CHAPTER]["ms"] - s["versions"][AGAIN]["ms"])
