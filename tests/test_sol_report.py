@@ -56,3 +56,22 @@ def test_the_share_plot_draws_each_version_but_the_ceiling_and_the_skipped():
     assert lines["tile copy"].get_color() == "gray"
     goal = [ln for ln in ax.get_lines() if ln.get_label().startswith("_")]
     assert [list(ln.get_ydata()) for ln in goal] == [[98, 98]]
+
+
+def test_programs_per_sm_is_the_smaller_of_the_thread_and_register_limits():
+    # 4-warp programs on an SM of 2,048 threads: 16 by threads; registers go to warps in units of 256
+    assert sol_report.programs_per_sm(28, 4, 2048) == 16  # 1,024 per warp: the threads bind
+    assert sol_report.programs_per_sm(40, 4, 2048) == 12  # 1,280 per warp, 5,120 per program
+    assert sol_report.programs_per_sm(43, 4, 2048) == 10  # 1,376 rounds up to 1,536 per warp
+    assert sol_report.programs_per_sm(43, 8, 2048) == 5
+
+
+def test_the_placement_plot_puts_the_fastest_median_on_top_with_a_bar_each():
+    ms = {"slow": [0.0531, 0.0530, 0.0539], "fast": [0.0528, 0.0529, 0.0535], "copy": [0.0529, 0.0530, 0.0530]}
+    ax = sol_report.placement_plot(ms).axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["slow", "copy", "fast"]  # y grows upward: fast on top
+    dots = [ln for ln in ax.get_lines() if ln.get_marker() == "o"]
+    assert [len(ln.get_xdata()) for ln in dots] == [3, 3, 3]
+    assert dots[1].get_color() == "gray"
+    bars = [ln for ln in ax.get_lines() if ln.get_marker() != "o"]
+    assert [round(ln.get_xdata()[0], 2) for ln in bars] == [53.1, 53.0, 52.9]  # each version's median, in µs

@@ -8,6 +8,8 @@ import runpy
 import weakref
 from pathlib import Path
 
+import torch
+
 from kernelbook import speed_of_light as sol
 from kernelbook.sol_add_rmsnorm import row_configs
 from kernelbook.sol_swiglu import AGAIN, CHAPTER
@@ -272,3 +274,30 @@ def test_designs_summary_compares_the_row_kernel_with_its_other_run_only_when_th
     _edit(fixture_results, "sol.designs", same_as_main)
     out = _run("designs_summary.py", capsys)
     assert "None of the three was ahead" in out and "than in the table above" not in out
+
+
+def test_placements_time_every_version_once_per_placement_in_shuffled_orders(monkeypatch):
+    from kernelbook import sol_swiglu
+
+    order, alive = [], []
+    monkeypatch.setattr(sol_swiglu, "PLACEMENTS", 6)
+    monkeypatch.setattr(sol_swiglu, "random_bf16", lambda rows, hidden, seed: [torch.zeros(rows, hidden)] * 2)
+
+    def versions(g, u, out):
+        alive.append(weakref.ref(out))
+        assert out.isnan().all(), "each placement's output starts poisoned"
+        return {n: (lambda n=n: order.append(n)) for n in ("copy", "ours", "rival")}
+
+    def timer(fn):
+        fn()
+        gc.collect()
+        assert all(ref() is not None for ref in alive), "an earlier placement's buffers were freed mid-run"
+        return float(len(order))
+
+    monkeypatch.setattr(sol, "make_timer", lambda small: timer)
+    ms = sol_swiglu.placements(2, 8, seed=0, versions=versions)
+    assert list(ms) == ["copy", "ours", "rival"] and all(len(v) == 6 for v in ms.values())
+    rounds = [tuple(order[i:i + 3]) for i in range(0, 18, 3)]
+    assert all(sorted(r) == ["copy", "ours", "rival"] for r in rounds)
+    assert len(set(rounds)) > 1, "the order is shuffled per placement"
+    assert ms["copy"][0] == rounds[0].index("copy") + 1  # each time is of that version, on that placement

@@ -6,6 +6,7 @@ the same-bytes copy and a time strictly ahead of every rival that ran (a tie is 
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -14,6 +15,9 @@ from matplotlib.ticker import FuncFormatter
 GOAL_SHARE = 0.98  # the issue's goal, not a measurement
 BIG_BYTES = 64 << 20
 BIG_TEXT = f"{BIG_BYTES >> 20} MiB"  # the threshold as the pages write it
+# an sm_90 SM's register file, 65,536 32-bit registers, handed to warps in units of 256 (the CUDA occupancy
+# calculator's figures for compute capability 9.0; architecture, not measurement)
+REGS_PER_SM, REG_UNIT = 65536, 256
 OURS = {"sol.add_rmsnorm": "multi-row Triton (best)", "sol.swiglu": "Triton (best block)"}
 RIVALS = {"sol.add_rmsnorm": ("torch.compile", "Liger-Kernel", "F.rms_norm"),
           "sol.swiglu": ("torch.compile", "Liger-Kernel")}
@@ -34,6 +38,13 @@ def row_order(config: list) -> str:
 def swiglu_config(config: list) -> str:
     """The SwiGLU kernel's config (block, warps, IEEE divide) as the tables write it."""
     return f"{config[0]} × {config[1]}, {'IEEE' if config[2] else 'approx.'}"
+
+
+def programs_per_sm(regs: int, warps: int, threads_per_sm: int) -> int:
+    """How many programs of `warps` warps, at `regs` registers per thread, one SM holds at once: the smaller of its
+    thread limit and its register file."""
+    per_warp = -(-regs * 32 // REG_UNIT) * REG_UNIT
+    return min(threads_per_sm // (32 * warps), REGS_PER_SM // (per_warp * warps))
 
 
 def big(shape: dict[str, Any]) -> bool:
@@ -78,4 +89,20 @@ def share_plot(shapes: list[dict[str, Any]], skip: tuple[str, ...] = ()) -> plt.
     ax.set_ylabel("% of the same-bytes copy")
     ax.legend(fontsize=7, ncol=2)
     ax.grid(True, alpha=0.3)
+    return fig
+
+
+def placement_plot(ms: dict[str, list[float]]) -> plt.Figure:
+    """Each version's time on each placement as a dot, one row per version (fastest median at the top), with its
+    median as a bar."""
+    names = sorted(ms, key=lambda n: statistics.median(ms[n]), reverse=True)
+    fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(names) + 1.0))
+    for i, name in enumerate(names):
+        us = [t * 1e3 for t in ms[name]]
+        ax.plot(us, [i] * len(us), "o", ms=5, alpha=0.5, color="gray" if "copy" in name else f"C{i}")
+        ax.plot([statistics.median(us)] * 2, [i - 0.3, i + 0.3], c="black", lw=2)  # the median
+    ax.set_yticks(range(len(names)), names)
+    ax.set_xlabel("µs per call, one dot per placement (bar: median)")
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
     return fig

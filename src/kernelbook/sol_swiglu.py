@@ -6,22 +6,32 @@ Correct before fast, for every input: before anything is timed, each divide the 
 swept. Then, at each shape, the kernel's block size, warps and divide are swept and its finalists timed in the
 rounds (speed_of_light.py) beside the copy, torch.compile of the unchanged eager code, Liger-Kernel where it is
 installed, and eager. The chapter's own launch runs twice in every round, as two versions: how far apart the two
-land is what this timer cannot tell apart.
+land is one reading of the timer's noise.
+
+At the issue's probe shape, where every version runs at the copy's speed, each version is then timed once on each of
+PLACEMENTS further placements, in an order shuffled per placement: five rounds are five draws of where the buffers
+land, and this shows how far a version's time moves between draws. The registers the kernel holds with each divide
+are read from the compiled kernel, since they set how many of its programs an SM runs at once.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
+
+import torch
 
 from kernelbook import speed_of_light as sol
 from kernelbook.fusion import compare, random_bf16, swiglu_eager
 from kernelbook.kernels.same_bytes_copy import same_bytes_copy
-from kernelbook.kernels.swiglu import mismatches, swiglu_triton
+from kernelbook.kernels.swiglu import BLOCK, _swiglu_kernel, mismatches, swiglu_triton
 
 WIDTHS = (4096, 8960)  # the issue's probe shape, and Qwen2.5-1.5B's MLP width
 SMALL_ROWS = (1, 64)
 CHAPTER, AGAIN = "Triton (chapter's block)", "Triton (chapter's block, again)"  # one launch, timed as two versions
+PROBE = (8192, 4096)  # the issue's probe shape (rows, width)
+PLACEMENTS = 20  # fresh placements at PROBE, each timing every version but eager once
 
 
 def _liger() -> Callable | None:
@@ -31,6 +41,58 @@ def _liger() -> Callable | None:
     except ImportError:
         return None
     return lambda g, u: swiglu_forward(g, u)[2]
+
+
+def _copy_at(c: tuple) -> Callable[..., Any]:
+    return lambda g, u, out: same_bytes_copy(g, u, (out,), *c)
+
+
+def _kernel_at(c: tuple) -> Callable[..., Any]:
+    return lambda g, u, out: swiglu_triton(g, u, out, *c)
+
+
+def _versions(g: torch.Tensor, u: torch.Tensor, out: torch.Tensor, compiled: Callable, liger: Callable | None,
+              launches: dict[str, Callable[..., Any]], eager: bool) -> dict[str, Callable[[], Any]]:
+    """The versions timed on one placement: each launch by name (a function of g, u, out), the chapter's launch,
+    torch.compile, Liger-Kernel where installed, and with eager, eager and the chapter's launch again."""
+    v: dict[str, Callable[[], Any]] = {name: (lambda f=f: f(g, u, out)) for name, f in launches.items()}
+    v[CHAPTER] = lambda: swiglu_triton(g, u, out=out)
+    v["torch.compile"] = lambda: compiled(g, u)
+    if eager:
+        v["eager"] = lambda: swiglu_eager(g, u)
+        v[AGAIN] = lambda: swiglu_triton(g, u, out=out)
+    if liger:
+        v["Liger-Kernel"] = lambda: liger(g, u)
+    return v
+
+
+def placements(rows: int, hidden: int, seed: int, versions: Callable[..., dict[str, Callable[[], Any]]]
+               ) -> dict[str, list[float]]:
+    """ms of every version on each of PLACEMENTS fresh placements (g, u and out drawn anew, earlier ones kept so that
+    none is reused), in an order shuffled per placement by a seeded generator."""
+    timer = sol.make_timer(False)
+    kept, ms = [], {}
+    for i in range(PLACEMENTS):
+        g, u = random_bf16(rows, hidden, seed=seed + i)
+        (out,) = sol.poisoned(g, 1)
+        kept.append((g, u, out))
+        fns = versions(g, u, out)
+        order = list(fns)
+        random.Random(i).shuffle(order)
+        for name in order:
+            ms.setdefault(name, []).append(timer(fns[name]))
+    return {name: ms[name] for name in fns}  # in the versions' own order
+
+
+def registers(g: torch.Tensor, u: torch.Tensor, out: torch.Tensor) -> dict[str, Any]:
+    """Registers per thread of the chapter's launch (BLOCK elements, 4 warps) with each divide, read from the kernel
+    compiled for these tensors (one program launched), and the SM's thread limit."""
+    regs = {}
+    for ieee in (True, False):
+        kernel = _swiglu_kernel[(1,)](g, u, out, g.numel(), BLOCK=BLOCK, IEEE=ieee, num_warps=4)
+        regs["ieee" if ieee else "approx"] = kernel.n_regs
+    props = torch.cuda.get_device_properties(g.device)
+    return {"per_thread": regs, "warps": 4, "threads_per_sm": props.max_threads_per_multi_processor}
 
 
 def _shape(rows: int, hidden: int, compiled: Callable, liger: Callable | None, divides: tuple[bool, ...]
@@ -50,36 +112,32 @@ def _shape(rows: int, hidden: int, compiled: Callable, liger: Callable | None, d
         check["liger"] = compare(liger(g, u), ref)
     check["compiled"] = compare(compiled(g, u), ref)
     configs = [(b, w, ieee) for b, w in sol.COPY_CONFIGS for ieee in divides]  # (block, warps, IEEE divide)
-    top, sweep = sol.sweep_configs(timer, {c: (lambda c=c: swiglu_triton(g, u, out, *c)) for c in configs})
-    top_copy, copy_sweep = sol.sweep_configs(timer, {c: (lambda c=c: same_bytes_copy(g, u, (out,), *c))
-                                                     for c in sol.COPY_CONFIGS})
+    top, sweep = sol.sweep_configs(timer, {c: (lambda c=c: _kernel_at(c)(g, u, out)) for c in configs})
+    top_copy, copy_sweep = sol.sweep_configs(timer, {c: (lambda c=c: _copy_at(c)(g, u, out)) for c in sol.COPY_CONFIGS})
     kernel_names = {c: f"kernel {c}" for c in top}
     copy_names = {c: f"copy {c}" for c in top_copy}
 
     def place(i: int) -> dict[str, Callable[[], Any]]:
         g, u = random_bf16(rows, hidden, seed=seed + 1 + i)
         (out,) = sol.poisoned(g, 1)
-        versions = {
-            **{n: (lambda c=c: same_bytes_copy(g, u, (out,), *c)) for c, n in copy_names.items()},
-            **{n: (lambda c=c: swiglu_triton(g, u, out, *c)) for c, n in kernel_names.items()},
-            CHAPTER: lambda: swiglu_triton(g, u, out=out),
-            "torch.compile": lambda: compiled(g, u),
-            "eager": lambda: swiglu_eager(g, u),
-            AGAIN: lambda: swiglu_triton(g, u, out=out),
-        }
-        if liger:
-            versions["Liger-Kernel"] = lambda: liger(g, u)
-        return versions
+        launches = {n: _copy_at(c) for c, n in copy_names.items()} | {n: _kernel_at(c) for c, n in kernel_names.items()}
+        return _versions(g, u, out, compiled, liger, launches, eager=True)
 
     fused_bytes = 3 * g.numel() * 2
     timed = sol.interleaved_rounds(timer, place)
     cc, copy_rounds = sol.pick(timed, copy_names, "same-bytes copy")
     cfg, kernel_rounds = sol.pick(timed, kernel_names, "Triton (best block)")
     timed = sol.against_copy(sol.listed_first(timed, "same-bytes copy", "Triton (best block)"), fused_bytes)
+    extra = {}
+    if (rows, hidden) == PROBE:
+        picked = {"same-bytes copy": _copy_at(cc), "Triton (best block)": _kernel_at(cfg)}
+        extra["placements"] = placements(rows, hidden, seed + 1000, lambda g, u, out: _versions(
+            g, u, out, compiled, liger, picked, eager=False))
+        extra["registers"] = registers(g, u, out)
     return {"rows": rows, "hidden": hidden, "bytes": fused_bytes, "timing": sol.TIMING[small], "small": small,
             "best_config": list(cfg), "config_sweep_ms": sweep, "config_rounds": kernel_rounds,
             "copy_config": list(cc), "copy_sweep_ms": copy_sweep, "copy_rounds": copy_rounds, "versions": timed,
-            "check": check}
+            "check": check, **extra}
 
 
 def measure() -> dict[str, Any]:
