@@ -24,7 +24,7 @@ print(
     "placements, in an order shuffled per placement. Ours was faster than "
     + " and ".join(f"{o} on {wins[o]}" for o in rivals) + " of them, on the same inputs. The medians: "
     + ", ".join(f"{k} {us(med[k])}" for k in sorted(med, key=med.get)) + ". "
-    + (f"Over these placements the median of {' and '.join(ahead)} was still ahead of ours. " if ahead
+    + (f"Over these placements the median of {' and '.join(ahead)} was ahead of ours. " if ahead
        else "Over these placements no rival's median was ahead of ours. ")
     + f"Between placements one version's time moved by up to {us(moved[widest])} ({widest}), and ours by "
     f"{us(moved[OURS])}"
