@@ -10,7 +10,7 @@ by_ieee = sum(s["best_config"][2] for s in over)
 print(
     f"Compiled for the chapter's launch, the kernel holds {reg['per_thread']['ieee']} registers per thread with the "
     f"IEEE divide and {reg['per_thread']['approx']} with the approximate one, so one SM runs {held['ieee']} of its "
-    f"{reg['warps']}-warp programs at once instead of {held['approx']}, and so keeps fewer loads in flight. "
+    f"{reg['warps']}-warp programs at once instead of {held['approx']}, and keeps fewer loads in flight. "
     + (f"Ours was faster than the copy at {len(over)} of the {len(big)} large shapes, "
        + ("every time with the IEEE divide: the slower arithmetic, in the faster kernel." if by_ieee == len(over)
           else f"{by_ieee} of them with the IEEE divide.") if over
