@@ -75,3 +75,8 @@ def test_the_placement_plot_puts_the_fastest_median_on_top_with_a_bar_each():
     assert dots[1].get_color() == "gray"
     bars = [ln for ln in ax.get_lines() if ln.get_marker() != "o"]
     assert [round(ln.get_xdata()[0], 2) for ln in bars] == [53.1, 53.0, 52.9]  # each version's median, in µs
+
+
+def test_a_share_cell_rounds_down_and_names_a_failure():
+    assert sol_report.share_cell({"share_of_copy": 0.97999}) == "97.9%"
+    assert sol_report.share_cell({"error": "RuntimeError: refused"}) == "fails"

@@ -4,10 +4,6 @@ r = page.result("sol.add_rmsnorm")
 OTHERS = ["one-row Triton", "torch.compile", "F.rms_norm", "Liger-Kernel"]
 
 
-def cell(v: dict) -> str:
-    return "fails" if "error" in v else page.pct_down(v["share_of_copy"])  # down: 97.99% must not read 98.0%
-
-
 def config(c: list) -> str:  # (rows per program, warps, h stored late, weight loaded first)
     return f"{c[0]} × {c[1]}, {sol_report.row_order(c)}"
 
@@ -19,10 +15,10 @@ for s in r.data["shapes"]:
     rows.append([
         f"{s['rows']:,} × {s['hidden']:,}", page.num(s["bytes"] / 2**20, 1), s["timing"],
         page.num(v["same-bytes copy"]["gbps"], 0),
-        f"{page.num(best['gbps'], 0)} ({cell(best)})", config(s["best_config"]),
-        cell(v["same-bytes copy, kernel-sized programs"]),
-        cell(v["multi-row Triton (heuristic)"]),
-        *[cell(v[o]) if o in v else "—" for o in OTHERS],
+        f"{page.num(best['gbps'], 0)} ({sol_report.share_cell(best)})", config(s["best_config"]),
+        sol_report.share_cell(v["same-bytes copy, kernel-sized programs"]),
+        sol_report.share_cell(v["multi-row Triton (heuristic)"]),
+        *[sol_report.share_cell(v[o]) if o in v else "—" for o in OTHERS],
         ("✓" if sol_report.met(s, r.experiment) else "✗") if sol_report.big(s) else "",
     ])
 print(page.table(["rows × hidden", "MiB moved", "timed by", "copy GB/s", "best kernel GB/s (of copy)",

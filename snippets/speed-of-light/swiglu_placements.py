@@ -28,7 +28,8 @@ print(
        else "Over these placements no rival's median was ahead of ours. ")
     + f"Between placements one version's time moved by up to {us(moved[widest])} ({widest}), and ours by "
     f"{us(moved[OURS])}"
-    + (f", against the {us(lead)} by which a rival led ours in the five rounds above." if lead > 0 else ".")
+    + (f", against the {us(lead)} by which a rival led ours in the {r.data['rounds']} rounds above." if lead > 0
+       else ".")
 )
 fig = sol_report.placement_plot(ms)
 print(page.figure(fig, f"Time per call of each SwiGLU version on each placement at {s['rows']} x {s['hidden']}"))
