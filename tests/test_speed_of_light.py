@@ -12,7 +12,7 @@ import torch
 
 from kernelbook import speed_of_light as sol
 from kernelbook.sol_add_rmsnorm import row_configs
-from kernelbook.sol_swiglu import AGAIN, CHAPTER
+from kernelbook.sol_swiglu import CHAPTER
 from kernelbook.speed_of_light import against_copy, listed_first, pick
 
 

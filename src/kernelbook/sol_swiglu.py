@@ -5,13 +5,14 @@ Correct before fast, for every input: before anything is timed, each divide the 
 4,294,967,296 pairs of bf16 (g, u) against eager on this GPU, and only a divide that matches eager at every pair is
 swept. Then, at each shape, the kernel's block size, warps and divide are swept and its finalists timed in the
 rounds (speed_of_light.py) beside the copy, torch.compile of the unchanged eager code, Liger-Kernel where it is
-installed, and eager. The chapter's own launch runs twice in every round, as two versions: how far apart the two
-land is one reading of the timer's noise.
+installed, and eager.
 
-At the issue's probe shape, where every version runs at the copy's speed, each version is then timed once on each of
-PLACEMENTS further placements, in an order shuffled per placement: five rounds are five draws of where the buffers
-land, and this shows how far a version's time moves between draws. The registers the kernel holds with each divide
-are read from the compiled kernel, since they set how many of its programs an SM runs at once.
+At the large shapes the versions can run so close to the copy and to each other that where the buffers land moves a
+version's time more than the kernels differ (results/PROBES.md), and the rounds are a few such draws. So at each
+large shape every version but eager is then timed once on each of PLACEMENTS further placements, in an order
+shuffled per placement, and the goal's "ahead of a rival" is read from these paired times (sol_report.paired). The
+registers the kernel holds with each divide are read from the compiled kernel at the issue's probe shape, since they
+set how many of its programs an SM runs at once.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ from kernelbook.kernels.swiglu import BLOCK, _swiglu_kernel, mismatches, swiglu_
 
 WIDTHS = (4096, 8960)  # the issue's probe shape, and Qwen2.5-1.5B's MLP width
 SMALL_ROWS = (1, 64)
-CHAPTER, AGAIN = "Triton (chapter's block)", "Triton (chapter's block, again)"  # one launch, timed as two versions
+CHAPTER = "Triton (chapter's block)"  # 1,024 elements on 4 warps, IEEE divide
 PROBE = (8192, 4096)  # the issue's probe shape (rows, width)
-PLACEMENTS = 20  # fresh placements at PROBE, each timing every version but eager once
+PLACEMENTS = 20  # fresh placements at every large shape, each timing every version but eager once
 
 
 def _liger() -> Callable | None:
@@ -54,13 +55,12 @@ def _kernel_at(c: tuple) -> Callable[..., Any]:
 def _versions(g: torch.Tensor, u: torch.Tensor, out: torch.Tensor, compiled: Callable, liger: Callable | None,
               launches: dict[str, Callable[..., Any]], eager: bool) -> dict[str, Callable[[], Any]]:
     """The versions timed on one placement: each launch by name (a function of g, u, out), the chapter's launch,
-    torch.compile, Liger-Kernel where installed, and with eager, eager and the chapter's launch again."""
+    torch.compile, Liger-Kernel where installed, and eager if asked."""
     v: dict[str, Callable[[], Any]] = {name: (lambda f=f: f(g, u, out)) for name, f in launches.items()}
     v[CHAPTER] = lambda: swiglu_triton(g, u, out=out)
     v["torch.compile"] = lambda: compiled(g, u)
     if eager:
         v["eager"] = lambda: swiglu_eager(g, u)
-        v[AGAIN] = lambda: swiglu_triton(g, u, out=out)
     if liger:
         v["Liger-Kernel"] = lambda: liger(g, u)
     return v
@@ -129,10 +129,11 @@ def _shape(rows: int, hidden: int, compiled: Callable, liger: Callable | None, d
     cfg, kernel_rounds = sol.pick(timed, kernel_names, "Triton (best block)")
     timed = sol.against_copy(sol.listed_first(timed, "same-bytes copy", "Triton (best block)"), fused_bytes)
     extra = {}
-    if (rows, hidden) == PROBE:
+    if not small:  # ours as picked in the rounds, against the same rivals on placements of their own
         picked = {"same-bytes copy": _copy_at(cc), "Triton (best block)": _kernel_at(cfg)}
         extra["placements"] = placements(rows, hidden, seed + 1000, lambda g, u, out: _versions(
             g, u, out, compiled, liger, picked, eager=False))
+    if (rows, hidden) == PROBE:
         extra["registers"] = registers(g, u, out)
     return {"rows": rows, "hidden": hidden, "bytes": fused_bytes, "timing": sol.TIMING[small], "small": small,
             "best_config": list(cfg), "config_sweep_ms": sweep, "config_rounds": kernel_rounds,
