@@ -1,4 +1,5 @@
-"""The speed-of-light goal: share, rivals strictly behind, and only at shapes large enough to count."""
+"""The speed-of-light goal: share, rivals behind (in the rounds, or over paired placements), and only at shapes large
+enough to count."""
 
 from __future__ import annotations
 
@@ -18,6 +19,32 @@ def test_met_needs_the_share_and_every_rival_strictly_behind():
     assert not sol_report.met(_shape(0.97999, 1.0, {"torch.compile": 1.1}), ADD)
     tie = _shape(0.99, 1.0, {"torch.compile": 1.0, "F.rms_norm": 2.0})
     assert sol_report.behind(tie, ADD) == ["torch.compile"] and not sol_report.met(tie, ADD)
+
+
+def test_paired_reads_ahead_level_and_behind_from_the_interval_of_the_median_difference():
+    base = [1.00, 1.02, 0.99, 1.05, 1.01, 0.98, 1.03, 1.00]
+    ahead = sol_report.paired([t - 0.01 for t in base], base)
+    assert ahead["verdict"] == "ahead" and ahead["faster"] == 8 and ahead["n"] == 8
+    assert abs(ahead["median"] + 0.01) < 1e-12 and ahead["high"] < 0
+    noisy = [t + d for t, d in zip(base, (-0.02, 0.03, -0.01, 0.02, -0.03, 0.01, 0.02, -0.02), strict=True)]
+    level = sol_report.paired(noisy, base)
+    assert level["verdict"] == "level" and level["low"] < 0 < level["high"] and level["faster"] == 4
+    assert sol_report.paired(base, [t - 0.01 for t in base])["verdict"] == "behind"
+    assert sol_report.paired(noisy, base) == level  # seeded: a page reads the same on every build
+
+
+def test_behind_reads_the_placements_where_a_shape_has_them_and_the_rounds_otherwise():
+    ours = [1.0, 1.1, 0.9, 1.0, 1.2]
+    shape = {"bytes": 256 << 20, "versions": {"Triton (best block)": {"ms": 2.0, "share_of_copy": 1.0},
+                                              "torch.compile": {"ms": 1.0}, "Liger-Kernel": {"ms": 1.0}},
+             "placements": {"Triton (best block)": ours, "torch.compile": [t + 0.1 for t in ours],
+                            "Liger-Kernel": [t + d for t, d in zip(ours, (0.1, -0.1, 0.05, -0.05, 0.0), strict=True)]}}
+    # behind in the rounds' medians, but the placements decide: ahead of compile, level with Liger
+    assert sol_report.behind(shape, "sol.swiglu") == ["Liger-Kernel"] and not sol_report.met(shape, "sol.swiglu")
+    assert set(sol_report.against(shape, "sol.swiglu")) == {"torch.compile", "Liger-Kernel"}
+    del shape["placements"]
+    assert sol_report.behind(shape, "sol.swiglu") == ["torch.compile", "Liger-Kernel"]
+    assert sol_report.against(shape, "sol.swiglu") == {}
 
 
 def test_a_rival_that_failed_to_run_is_not_counted_and_small_shapes_never_meet():

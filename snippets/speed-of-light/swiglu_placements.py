@@ -1,36 +1,36 @@
-import statistics
-
 from kernelbook import page, sol_report
+from kernelbook.sol_swiglu import PROBE
 
 r = page.result("sol.swiglu")
-s = next(s for s in r.data["shapes"] if "placements" in s)  # the probe shape
-ms = s["placements"]  # version -> ms on each placement
 OURS = sol_report.OURS[r.experiment]
-rivals = [o for o in sol_report.RIVALS[r.experiment] if o in ms]
-med = {k: statistics.median(v) for k, v in ms.items()}
+RIVALS = sol_report.RIVALS[r.experiment]
+big = [s for s in r.data["shapes"] if sol_report.big(s)]
+
+
+def us(ms: float) -> str:  # a signed difference in µs, with a true minus sign
+    return f"{ms * 1e3:+.2f}".replace("-", "−")
+
+
+rows = []
+for s in big:
+    pairs = sol_report.against(s, r.experiment)  # ours minus each rival, placement by placement
+    rows.append([f"{s['rows']:,} × {s['hidden']:,}", sol_report.swiglu_config(s["best_config"]),
+                 len(s["placements"][OURS]),
+                 *[cell for o in RIVALS for cell in (
+                     f"{us(pairs[o]['median'])} [{us(pairs[o]['low'])}, {us(pairs[o]['high'])}]",
+                     f"{pairs[o]['faster']}", pairs[o]["verdict"])]])
+print(page.table(["rows × width", "ours", "placements",
+                  *[h for o in RIVALS for h in (f"ours − {o}, µs", "ours faster on", "ours is")]], rows,
+                 align="llr" + "rrc" * len(RIVALS), name="sol-swiglu-placements"))
+print(f"\nEach difference is the median over the placements of ours minus the rival on the same buffers, with its "
+      f"{sol_report.CONFIDENCE:.0%} bootstrap interval in brackets; ours is ahead only where the whole interval is "
+      "below zero.\n")
+s = next(s for s in big if (s["rows"], s["hidden"]) == PROBE)  # the probe shape, one dot per placement
+ms = s["placements"]  # version -> ms on each placement
 moved = {k: max(v) - min(v) for k, v in ms.items()}  # how far one version's time moved between placements
-wins = {o: sum(a < b for a, b in zip(ms[OURS], ms[o], strict=True)) for o in rivals}  # same inputs, same placement
-ahead = [o for o in rivals if med[o] < med[OURS]]
-lead = s["versions"][OURS]["ms"] - min(s["versions"][o]["ms"] for o in rivals)  # in the rounds; > 0: a rival led
 widest = max(moved, key=moved.get)
-
-
-def us(x: float) -> str:
-    return f"{x * 1e3:.2f} µs"
-
-
-print(
-    f"At {s['rows']:,} × {s['hidden']:,}, every version but eager was then timed once on each of {len(ms[OURS])} more "
-    "placements, in an order shuffled per placement. Ours was faster than "
-    + " and ".join(f"{o} on {wins[o]}" for o in rivals) + " of them, on the same inputs. The medians: "
-    + ", ".join(f"{k} {us(med[k])}" for k in sorted(med, key=med.get)) + ". "
-    + (f"Over these placements the median of {' and '.join(ahead)} was ahead of ours. " if ahead
-       else "Over these placements no rival's median was ahead of ours. ")
-    + f"Between placements one version's time moved by up to {us(moved[widest])} ({widest}), and ours by "
-    f"{us(moved[OURS])}"
-    + (f", against the {us(lead)} by which a rival led ours in the {r.data['rounds']} rounds above." if lead > 0
-       else ".")
-)
+print(f"At {PROBE[0]:,} × {PROBE[1]:,} one version's time moved by up to {moved[widest] * 1e3:.2f} µs between "
+      f"placements ({widest}), and ours by {moved[OURS] * 1e3:.2f} µs.")
 fig = sol_report.placement_plot(ms)
-print(page.figure(fig, f"Time per call of each SwiGLU version on each placement at {s['rows']} x {s['hidden']}"))
+print(page.figure(fig, f"Time per call of each SwiGLU version on each placement at {PROBE[0]} x {PROBE[1]}"))
 print(page.provenance(r))
