@@ -64,6 +64,11 @@ def test_the_row_kernels_order_reads_as_the_tables_write_it():
     assert sol_report.row_order([1, 32, True, True]) == "h late, w first"
 
 
+def test_a_shape_reads_rows_by_width_with_thousands_separated():
+    assert sol_report.shape_text({"rows": 32768, "hidden": 8960}) == "32,768 × 8,960"
+    assert sol_report.shape_text({"rows": 1, "hidden": 1536}) == "1 × 1,536"
+
+
 def test_the_swiglu_config_names_its_divide():
     assert sol_report.swiglu_config([1024, 4, True]) == "1024 × 4, IEEE"
     assert sol_report.swiglu_config([2048, 8, False]) == "2048 × 8, approx."

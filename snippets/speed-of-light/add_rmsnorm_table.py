@@ -13,7 +13,7 @@ for s in r.data["shapes"]:
     v = s["versions"]
     best = v["multi-row Triton (best)"]
     rows.append([
-        f"{s['rows']:,} × {s['hidden']:,}", page.num(s["bytes"] / 2**20, 1), s["timing"],
+        sol_report.shape_text(s), page.num(s["bytes"] / 2**20, 1), s["timing"],
         page.num(v["same-bytes copy"]["gbps"], 0),
         f"{page.num(best['gbps'], 0)} ({sol_report.share_cell(best)})", config(s["best_config"]),
         sol_report.share_cell(v["same-bytes copy, kernel-sized programs"]),

@@ -1,4 +1,4 @@
-from kernelbook import page
+from kernelbook import page, sol_report
 
 r = page.result("sol.designs")
 shapes = r.data["shapes"]
@@ -15,7 +15,7 @@ def span(design: str) -> str:
     return low if low == high else f"{low} to {high}"
 
 
-ahead = [f"{d} at {s['rows']:,} × {s['hidden']:,}" for s in shapes for d in OTHERS
+ahead = [f"{d} at {sol_report.shape_text(s)}" for s in shapes for d in OTHERS
          if (x := share(s, d)) is not None and x > share(s, "row kernel")]
 # the same row kernel at the same shapes in sol.add_rmsnorm, another process: how far apart two runs land
 main = {(s["rows"], s["hidden"]): s["versions"]["multi-row Triton (best)"]["share_of_copy"]

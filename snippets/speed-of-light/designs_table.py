@@ -22,7 +22,7 @@ def cell(s: dict, design: str) -> str:
     return "fails" if "error" in v else f"{page.pct_down(v['share_of_copy'])} ({config(design, s['configs'][design])})"
 
 
-rows = [[f"{s['rows']:,} × {s['hidden']:,}", page.num(s["versions"]["same-bytes copy"]["gbps"], 0),
+rows = [[sol_report.shape_text(s), page.num(s["versions"]["same-bytes copy"]["gbps"], 0),
          *[cell(s, d) for d in DESIGNS]] for s in r.data["shapes"]]
 print(page.table(["rows × hidden", "copy GB/s", *[f"{d} (of copy)" for d in DESIGNS]], rows, align="lrrrrr",
                  name="sol-designs"))

@@ -26,7 +26,7 @@ if lead > -0.005:
                   "as much, so the gap is the price of the program size, not of the kernel's arithmetic or its "
                   "reduction.")
 else:
-    tile_text += (f"and at {at['rows']:,} × {at['hidden']:,} it was {-lead * 100:.1f} points ahead of the kernel, so "
+    tile_text += (f"and at {sol_report.shape_text(at)} it was {-lead * 100:.1f} points ahead of the kernel, so "
                   "the size of the programs does not explain all of the gap.")
 missed = [s for s in big if not sol_report.at_share(s, r.experiment)]
 
@@ -37,14 +37,14 @@ def kib(elements: int) -> str:
 
 if missed:
     copy_sizes = sorted({kib(s["copy_config"][0]) for s in missed})
-    under = "; ".join(f"{s['rows']:,} × {s['hidden']:,} at {page.pct_down(x, 2)} "
+    under = "; ".join(f"{sol_report.shape_text(s)} at {page.pct_down(x, 2)} "
                       f"({kib(s['best_config'][0] * s['hidden'])} of each tensor per program)"
                       for s, x in zip(big, share, strict=True) if s in missed)
     tile_text += (f" The shape{'s' if len(missed) > 1 else ''} under {goal}: {under}. The fastest copy there moved "
                   + " and ".join(copy_sizes) + " of each tensor per program. A row's sum of squares needs the whole "
                   "row in one program, so the kernel cannot be cut that fine without programs exchanging partial sums "
                   "([the split row below](#three-other-designs) tries that).")
-behind_text = "; ".join(f"{' and '.join(o)} at {s['rows']:,} × {s['hidden']:,}" for s in big
+behind_text = "; ".join(f"{' and '.join(o)} at {sol_report.shape_text(s)}" for s in big
                        if (o := sol_report.behind(s, r.experiment)))
 
 own_work = (f"the rest, up to {max(small_gap) * 100:.0f} points, is the kernel's own work on each row"

@@ -14,7 +14,7 @@ def us(ms: float) -> str:  # a signed difference in µs, with a true minus sign
 rows = []
 for s in big:
     pairs = sol_report.against(s, r.experiment)  # ours minus each rival, placement by placement
-    rows.append([f"{s['rows']:,} × {s['hidden']:,}", sol_report.swiglu_config(s["best_config"]),
+    rows.append([sol_report.shape_text(s), sol_report.swiglu_config(s["best_config"]),
                  len(s["placements"][OURS]),
                  *[cell for o in RIVALS for cell in (
                      f"{us(pairs[o]['median'])} [{us(pairs[o]['low'])}, {us(pairs[o]['high'])}]",
@@ -29,7 +29,7 @@ s = next(s for s in big if (s["rows"], s["hidden"]) == PROBE)  # the issue's pro
 ms = s["placements"]  # version -> ms on each placement
 moved = {k: max(v) - min(v) for k, v in ms.items()}  # how far one version's time moved between placements
 widest = max(moved, key=moved.get)
-print(f"At {PROBE[0]:,} × {PROBE[1]:,} one version's time moved by up to {moved[widest] * 1e3:.2f} µs between "
+print(f"At {sol_report.shape_text(s)} one version's time moved by up to {moved[widest] * 1e3:.2f} µs between "
       f"placements ({widest}), and ours by {moved[OURS] * 1e3:.2f} µs.")
 fig = sol_report.placement_plot(ms)
 print(page.figure(fig, f"Time per call of each SwiGLU version on each placement at {PROBE[0]} x {PROBE[1]}"))

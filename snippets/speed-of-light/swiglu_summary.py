@@ -11,24 +11,21 @@ spread = max(max(v["share_of_copy"] for v in [b, *rs]) - min(v["share_of_copy"] 
              for b, rs in zip(ours, rivals, strict=True))
 
 
-def where(s: dict) -> str:
-    return f"{s['rows']:,} × {s['hidden']:,}"
-
-
 ahead_at, level, behind, inexact = [], [], [], []
 for s in big:
+    at = sol_report.shape_text(s)
     pairs = sol_report.against(s, r.experiment)  # ours minus each rival, placement by placement
     if not (not_ahead := sol_report.behind(s, r.experiment)):
-        ahead_at.append(where(s))
+        ahead_at.append(at)
     for verdict, found in (("level", level), ("behind", behind)):
         if named := [o for o in not_ahead if pairs[o]["verdict"] == verdict]:
-            found.append(f"{' and '.join(named)} at {where(s)}")
+            found.append(f"{' and '.join(named)} at {at}")
     exact = all(s["check"][k]["bit_identical"] for k in ("triton", "ieee", "approx") if k in s["check"])
     for o in not_ahead:  # a rival ours did not beat that does not compute eager's output is worth saying so
         c = s["check"].get(CHECK[o])
         if exact and c and not c["bit_identical"] and not any(t.startswith(o) for t in inexact):
             inexact.append(
-                f"{o}'s output was not eager's: at {where(s)} it differed at {c['differ'] / c['elements']:.0%} of "
+                f"{o}'s output was not eager's: at {at} it differed at {c['differ'] / c['elements']:.0%} of "
                 f"the elements, by at most {c['max_steps']} bf16 step{'' if c['max_steps'] == 1 else 's'}, while ours "
                 "matched eager bit for bit (eager rounds silu(g) to bf16 before the multiply; a kernel that skips "
                 "that rounding lands a step away wherever it mattered).")

@@ -8,7 +8,7 @@ rows = []
 for s in r.data["shapes"]:
     v = s["versions"]
     best = v["Triton (best block)"]
-    rows.append([f"{s['rows']:,} × {s['hidden']:,}", page.num(s["bytes"] / 2**20, 1), s["timing"],
+    rows.append([sol_report.shape_text(s), page.num(s["bytes"] / 2**20, 1), s["timing"],
                  page.num(v["same-bytes copy"]["gbps"], 0),
                  f"{page.num(best['gbps'], 0)} ({sol_report.share_cell(best)})",
                  sol_report.swiglu_config(s["best_config"]),

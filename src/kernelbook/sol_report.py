@@ -30,6 +30,11 @@ RIVALS = {"sol.add_rmsnorm": ("torch.compile", "Liger-Kernel", "F.rms_norm"),
           "sol.swiglu": ("torch.compile", "Liger-Kernel")}
 
 
+def shape_text(shape: dict[str, Any]) -> str:
+    """A stored shape as the pages write it: '8,192 × 4,096' (rows × width)."""
+    return f"{shape['rows']:,} × {shape['hidden']:,}"
+
+
 def rivals_text(experiment: str) -> str:
     """The rivals as a sentence names them: 'a, b and c'."""
     *rest, last = RIVALS[experiment]
