@@ -39,6 +39,13 @@ def fixture_results(tmp_path, monkeypatch):
     return d
 
 
+def run_file(results: Path, name: str, machine: str = "nvidia-h200") -> Path:
+    """The newest stored run of experiment `name` in a results folder (the fixtures hold one per experiment)."""
+    runs = sorted((results / machine / name).glob("2*.json"))
+    assert runs, f"no run of {name} on {machine} in {results}"
+    return runs[-1]
+
+
 def _interpreted(mod) -> bool:
     return all(type(v).__name__ != "JITFunction" for v in vars(mod).values())
 

@@ -63,7 +63,8 @@ def test_reference_is_qwen2rmsnorm(dtype):
 @pytest.mark.parametrize("shape", [(1, 4096), (3, 1000), (7, 1536), (333, 5120), (2048, 8960), (8192, 4096)],
                          ids=lambda s: f"{s[0]}x{s[1]}")
 def test_bf16_exactness_against_qwen2(shape, kernel):
-    from kernelbook.fusion import compare, make_qwen2_norm, qwen2_add_rmsnorm, random_bf16
+    from kernelbook.checks import compare, random_bf16
+    from kernelbook.kernels.add_rmsnorm import make_qwen2_norm, qwen2_add_rmsnorm
 
     mod = kernel("add_rmsnorm")
     x, r = random_bf16(*shape, seed=shape[0] + shape[1], n=2)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 import torch
 
+from kernelbook.checks import poisoned
 from kernelbook.kernels.add_rmsnorm_persistent import add_rmsnorm_persistent
 from kernelbook.kernels.add_rmsnorm_rows import add_rmsnorm_ref
 from kernelbook.kernels.add_rmsnorm_split_row import add_rmsnorm_split_row, workspace
 from kernelbook.kernels.add_rmsnorm_warp_rows import add_rmsnorm_warp_rows
-from kernelbook.speed_of_light import poisoned
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # on the CPU, conftest puts Triton in interpreter mode
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kernelbook import paths, store
-from kernelbook.allocator import parse, scripts
-from kernelbook.allocator.model import (
+from kernelbook.chapters.allocator import parse, scripts
+from kernelbook.chapters.allocator.model import (
     CachingAllocatorModel,
     MiB,
     ModelOutOfMemory,
@@ -153,7 +153,7 @@ def test_model_matches_stored_h200_fragmentation(monkeypatch):
 @pytest.mark.gpu
 @pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="needs a CUDA GPU")
 def test_model_matches_this_gpu():
-    from kernelbook.allocator.experiments import measure_fragmentation, measure_segments
+    from kernelbook.chapters.allocator.experiments import measure_fragmentation, measure_segments
 
     for case in measure_segments()["cases"]:
         for ok, m in zip(case["match"], case["measured"], strict=True):

@@ -8,11 +8,12 @@ from pathlib import Path
 from unittest import mock
 
 import torch
+from conftest import run_file
 
-from kernelbook.allocator import parse
-from kernelbook.allocator.model import MiB
+from kernelbook.chapters.allocator import parse
+from kernelbook.chapters.allocator.model import MiB
 
-FIXTURE = Path(__file__).parent / "fixtures" / "results" / "nvidia-h200" / "allocator.fragmentation.json"
+FIXTURE = run_file(Path(__file__).parent / "fixtures" / "results", "allocator.fragmentation")
 MESSAGE = ("CUDA out of memory. Tried to allocate 200.00 MiB. GPU 0 has a total capacity of 139.81 GiB of which "
            "137.20 GiB is free. Including non-PyTorch memory, this process has 2.42 GiB memory in use. 2.00 GiB "
            "allowed; Of the allocated memory 1024.00 MiB is allocated by PyTorch, and 896.00 MiB is reserved by "

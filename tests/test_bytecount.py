@@ -37,7 +37,7 @@ def test_in_place_reads_and_writes_its_target():
 
 def test_qwen2_chain_counts_nine_kernels_and_42_bytes():
     """The article's count, derived here from the tensors: 9 kernels and 42 B/elem (+ per-row and weight terms)."""
-    from kernelbook.fusion import make_qwen2_norm, qwen2_add_rmsnorm
+    from kernelbook.kernels.add_rmsnorm import make_qwen2_norm, qwen2_add_rmsnorm
 
     rows, hidden = 4, 256
     x, r = torch.randn(rows, hidden, dtype=torch.bfloat16), torch.randn(rows, hidden, dtype=torch.bfloat16)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernelbook import claims
+from kernelbook.chapters.claims import ledger as claims
 from kernelbook.registry import BY_NAME
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
 import pytest
+from conftest import run_file
 
-from kernelbook import cli, store
+from kernelbook import cli, paths, runner, store
 from kernelbook.registry import EXPERIMENTS
 
 
@@ -33,11 +35,22 @@ def test_unknown_experiment_is_one_line(capsys):
 
 
 def test_run_without_gpu_stores_nothing(fixture_results, capsys, monkeypatch):
-    monkeypatch.setattr(cli, "_gpu_slug", lambda: None)
+    monkeypatch.setattr(runner, "gpu_slug", lambda: None)
     before = {p: p.read_bytes() for p in fixture_results.rglob("*.json")}
-    assert cli.main(["run", "machine"]) == 2
+    assert cli.main(["run", "machine.ceilings"]) == 2
     assert "no CUDA GPU" in capsys.readouterr().err
     assert {p: p.read_bytes() for p in fixture_results.rglob("*.json")} == before
+
+
+@pytest.mark.parametrize("args", [["run", "machine.ceilings", "--machine", "../../etc"], ["check", "--machine", "a/b"],
+                                  ["list"]])
+def test_a_machine_name_that_is_a_path_is_refused(fixture_results, capsys, monkeypatch, args):
+    monkeypatch.setattr(runner, "gpu_slug", lambda: "nvidia-h200")
+    if args == ["list"]:
+        monkeypatch.setenv("KERNELBOOK_MACHINE", "../outside")
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is not a machine slug" in err[0]
 
 
 def test_check_names_every_missing_or_stale_result(fixture_results, capsys):
@@ -45,22 +58,34 @@ def test_check_names_every_missing_or_stale_result(fixture_results, capsys):
     out = capsys.readouterr().out
     for e in EXPERIMENTS:
         assert e.name in out
-    assert "STALE    machine" in out  # the fixture's code hash is not the code's
+    assert "STALE    machine.ceilings" in out  # the fixture's hashes are not the code's
     assert "python -m kernelbook run" in out
 
 
-def test_check_passes_when_all_fresh(fixture_results, capsys, monkeypatch):
+def _fresh_runs(machine: str = "nvidia-h200") -> None:
     for e in EXPERIMENTS:
-        h, files = store.code_hash(e)
-        store.save(e.name, "nvidia-h200", {}, {"code_hash": h, "source_hashes": files})
+        hashes = store.file_hashes(["src/kernelbook/timing.py", *e.declared])
+        store.save(e.name, machine, {}, {"started_utc": "2026-12-31T00:00:00+00:00", "source_hashes": hashes})
+
+
+def test_check_passes_when_all_fresh(fixture_results, capsys):
+    _fresh_runs()
     assert cli.main(["check"]) == 0
     assert "fresh results" in capsys.readouterr().out
 
 
 def test_check_reports_a_corrupt_file(fixture_results, capsys):
-    (fixture_results / "nvidia-h200" / "machine.json").write_text("{not json")
+    run_file(fixture_results, "machine.ceilings").write_text("{not json")
     assert cli.main(["check"]) == 1
-    assert "CORRUPT  machine" in capsys.readouterr().out
+    assert "CORRUPT  machine.ceilings" in capsys.readouterr().out
+
+
+def test_check_refuses_published_figures_in_the_primary_machines_folder(fixture_results, capsys):
+    _fresh_runs()
+    src = fixture_results / "nvidia-geforce-rtx-4060-laptop-gpu" / "machine.ceilings" / "published.json"
+    shutil.copy(src, fixture_results / "nvidia-h200" / "machine.ceilings" / "published.json")
+    assert cli.main(["check"]) == 1
+    assert "MISSING  machine.ceilings: " in capsys.readouterr().out
 
 
 def test_list_shows_each_machine(fixture_results, capsys):
@@ -69,13 +94,9 @@ def test_list_shows_each_machine(fixture_results, capsys):
     assert "nvidia-h200" in out and "nvidia-geforce-rtx-4060-laptop-gpu" in out and "published" in out
 
 
-def test_editing_the_machine_experiment_makes_check_fail_until_remeasured(tmp_path, monkeypatch, capsys):
-    """On a copy of the repository with the committed H200 results: all fresh; edit machine.py and `check` names
-    exactly that experiment as stale, with the command that refreshes it."""
-    import shutil
-
-    from kernelbook import paths
-
+def test_editing_a_module_stales_exactly_the_experiments_that_imported_it(tmp_path, monkeypatch, capsys):
+    """On a copy of the repository with the committed H200 results: editing a file stales the experiments whose
+    runs recorded it, and only those, with the command that refreshes them."""
     root = paths.root()
     for d in ("src", "results", "snippets"):
         shutil.copytree(root / d, tmp_path / d)
@@ -83,15 +104,16 @@ def test_editing_the_machine_experiment_makes_check_fail_until_remeasured(tmp_pa
     monkeypatch.setenv("KERNELBOOK_ROOT", str(tmp_path))
     monkeypatch.delenv("KERNELBOOK_RESULTS", raising=False)
     monkeypatch.delenv("KERNELBOOK_MACHINE", raising=False)
-    assert cli.main(["check"]) == 0, capsys.readouterr().out
-    capsys.readouterr()
-    with open(tmp_path / "src" / "kernelbook" / "machine.py", "a") as f:
-        f.write("\nMATMUL_N_NEXT = 16384  # an edit the stored result did not see\n")
+    cli.main(["check"])
+    before = {line.split()[1].rstrip(":") for line in capsys.readouterr().out.splitlines()
+              if line.startswith(("STALE", "MISSING"))}
+    target = "src/kernelbook/copy_ceiling.py"
+    users = {e.name for e in EXPERIMENTS if target in store.load(e.name).provenance["source_hashes"]}
+    assert users, "no stored run recorded the copy ceiling"
+    with open(tmp_path / target, "a") as f:
+        f.write("\nNEXT = 1  # an edit the stored runs did not see\n")
     assert cli.main(["check"]) == 1
     out = capsys.readouterr().out
-    assert "STALE    machine: code changed since it was measured (src/kernelbook/machine.py" in out
-    assert "python -m kernelbook run machine" in out
-    stale = [line for line in out.splitlines() if line.startswith("STALE")]
-    assert all(line.split()[1].rstrip(":") in ("machine", "fusion.eager_bytes", "fusion.exactness",
-                                               "fusion.versions", "sol.add_rmsnorm", "sol.swiglu", "sol.designs")
-               for line in stale), stale  # only the experiments that declare machine.py
+    stale = {line.split()[1].rstrip(":") for line in out.splitlines() if line.startswith(("STALE", "MISSING"))}
+    assert stale - before == users - before
+    assert f"({target}" in out

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import run_file
 
 from kernelbook.decode import report
 from kernelbook.decode.measure import compare, first_divergence, kernel_names, timeline
 from kernelbook.timing import kernel_summary
 
-FIXTURE = Path(__file__).parent / "fixtures" / "results" / "nvidia-h200" / "decode.six_ways.json"
+FIXTURE = run_file(Path(__file__).parent / "fixtures" / "results", "decode.six_ways")
 
 
 @pytest.fixture(scope="module")

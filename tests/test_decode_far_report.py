@@ -9,10 +9,11 @@ import statistics
 from pathlib import Path
 
 import pytest
+from conftest import run_file
 
-from kernelbook.decode import far_report
+from kernelbook.chapters.decode_far import report as far_report
 
-FIXTURE = Path(__file__).parent / "fixtures" / "results" / "nvidia-h200" / "decode.far.json"
+FIXTURE = run_file(Path(__file__).parent / "fixtures" / "results", "decode_far.ladder")
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +114,7 @@ def test_reading_states_the_kernel_counts_the_pdl_step_had(fixture_results, caps
     """The PDL sentence says "the same kernels" only when the counts match; attention tuned inside each step can
     pick a split config (one merge launch a layer more) for one step and not the other."""
     assert "with the same 146 kernels" in _reading(capsys)
-    path = fixture_results / "nvidia-h200" / "decode.far.json"
+    path = run_file(fixture_results, "decode_far.ladder")
     rec = json.loads(path.read_text())
     rec["data"]["profiles"]["pdl"]["kernels"] += 28
     rec["data"]["in_step"]["pdl"]["configs"]["attention"] = [16, 32, 2]
@@ -158,7 +159,7 @@ def test_launch_costs_snippet_sums_the_calls(fixture_results, capsys):
     assert "add up to 1,034.0 µs; the rest is what no single call owns" in out
     assert "the MLP's two calls cost 23.0 µs" in out and "QKV, attention and the output projection cost 10.0 µs" in out
     assert "passes 100%" not in out  # the fixture's lm_head is at 99.9% of the copy speed
-    path = fixture_results / "nvidia-h200" / "decode.far.json"
+    path = run_file(fixture_results, "decode_far.ladder")
     rec = json.loads(path.read_text())
     rec["data"]["launch_costs"]["calls"]["lm_head"]["us"] = 100.0
     path.write_text(json.dumps(rec))
@@ -170,7 +171,7 @@ def test_reading_sets_the_graph_alone_against_the_loop(fixture_results, capsys):
     out = _reading(capsys)
     # the fixture: loop 1.277 ms, the graph replayed back to back 1,260 µs, an argmax of 8.7 µs in the profile
     assert "took 1.260 ms: 0.017 ms less than its loop" in out and "(8.7 µs in the profiled step)" in out
-    path = fixture_results / "nvidia-h200" / "decode.far.json"
+    path = run_file(fixture_results, "decode_far.ladder")
     rec = json.loads(path.read_text())
     del rec["data"]["launch_costs"]
     path.write_text(json.dumps(rec))
@@ -183,7 +184,7 @@ def test_reading_sets_the_greedy_step_against_the_one_before(fixture_results, ca
     out = _reading(capsys)
     assert ("(147 kernels a step against 146), and the loop only replays the graph: the host spends 13.8 µs "
             "launching a step instead of 204.4 µs. Back to back the step took 1.260 ms against 1.277") in out
-    path = fixture_results / "nvidia-h200" / "decode.far.json"
+    path = run_file(fixture_results, "decode_far.ladder")
     rec = json.loads(path.read_text())
     rec["data"]["advances"] = []  # a result from before the step existed
     path.write_text(json.dumps(rec))
@@ -204,7 +205,7 @@ def test_checks_prose_states_the_greedy_steps_own_argmax(fixture_results, capsys
     runpy.run_path(str(prose), run_name="__main__")
     assert "the token it wrote into its input buffer was the argmax of its logits at 20 of them, and the position " \
            "it wrote was always the next one" in capsys.readouterr().out
-    path = fixture_results / "nvidia-h200" / "decode.far.json"
+    path = run_file(fixture_results, "decode_far.ladder")
     rec = json.loads(path.read_text())
     rec["data"]["teacher_forced"]["greedy"]["next_token"].update(agree=19, positions_ok=False, passed=False)
     path.write_text(json.dumps(rec))

@@ -84,7 +84,7 @@ def test_steps_are_cumulative_and_labelled():
 def test_the_greedy_step_feeds_itself(setup):
     """Free-running, the step that takes its own argmax and advances its own position generates eager's tokens with
     nothing but replays: bufs.ids holds its argmax and bufs.pos the next position after every step."""
-    from kernelbook.decode.far import next_token_check
+    from kernelbook.chapters.decode_far.ladder import next_token_check
 
     model, prompt, feed, bufs, cache, ref, pk = setup
     eager = generate(Decoder(model, bufs, V.eager_static(model, cache, bufs)), prompt, STEPS)
@@ -100,7 +100,7 @@ def test_the_greedy_step_feeds_itself(setup):
 
 @pytest.mark.skipif(DEVICE != "cuda", reason="CUDA graphs and the tuner need a GPU")
 def test_far_dry_run_on_the_tiny_model():
-    from kernelbook.decode.far import far
+    from kernelbook.chapters.decode_far.ladder import measure as far
 
     data = far(TINY, rounds_n=1, wide=((8, 32, 4), (4, 64, 4)), deep=((4, 64, 4),), split=((16, 4, 4), (16, 1, 4)))
     assert not data["build_errors"], data["build_errors"]
@@ -120,7 +120,7 @@ def test_far_dry_run_on_the_tiny_model():
 def test_tune_positions_span_the_timed_steps_within_the_cache():
     from types import SimpleNamespace
 
-    from kernelbook.decode.far import tune_positions
+    from kernelbook.chapters.decode_far.ladder import tune_positions
     from kernelbook.decode.measure import TIMED_STEPS, WARM_STEPS
 
     small, large = SimpleNamespace(cos=torch.zeros(16, 8)), SimpleNamespace(cos=torch.zeros(512, 8))  # slots, D

@@ -6,6 +6,8 @@ import json
 import runpy
 from pathlib import Path
 
+from conftest import run_file
+
 SNIPPET = Path(__file__).parents[1] / "snippets" / "fusing-by-hand" / "exactness_reading.py"
 
 
@@ -17,7 +19,7 @@ def _run(capsys) -> str:
 def test_swiglu_reads_as_steps_or_as_bit_for_bit(fixture_results, capsys):
     out = _run(capsys)  # the fixture has SwiGLU a step from eager at three shapes
     assert "SwiGLU was at most 1 step from eager." in out and "SwiGLU matched" not in out
-    path = fixture_results / "nvidia-h200" / "fusion.exactness.json"
+    path = run_file(fixture_results, "fusing_by_hand.exactness")
     rec = json.loads(path.read_text())
     for case in rec["data"]["triton"]:
         case["swiglu"].update(max_steps=0, differ=0, bit_identical=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelbook import inductor_code as ic
+from kernelbook.chapters.torch_compile import generated_code as ic
 
 CODE = Path(__file__).parent / "fixtures" / "inductor_code"
 NORM = "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0"

@@ -17,5 +17,5 @@ def test_machine_notebook_measures_then_runs_each_snippet():
     nb = json.loads(next(t for p, t in notebooks.render_all().items() if p.stem == "machine"))
     code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
     assert 'os.environ["KERNELBOOK_MODE"] = "auto"' in code[0]
-    assert any('page.result("machine")' in c for c in code[1:])
+    assert any('page.result("machine.ceilings")' in c for c in code[1:])
     compile("\n".join(code), "machine.ipynb", "exec")  # every cell is valid Python

@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from conftest import run_file
 
 from kernelbook import page
 
@@ -58,22 +59,22 @@ def test_figure_is_one_inline_svg_line():
 
 
 def test_provenance_line_and_stale_box(fixture_results):
-    res = page.result("machine")
+    res = page.result("machine.ceilings")
     assert res.stale  # fixtures never match the code's hash
     line = page.provenance(res)
     assert "Measured on NVIDIA H200 (132 SMs" in line and "commit 0000000f" in line
-    assert '!!! danger "Stale result: machine"' in line and "python -m kernelbook run machine" in line
+    assert '!!! danger "Stale result: machine.ceilings"' in line and "python -m kernelbook run machine.ceilings" in line
 
 
 def test_published_provenance_cites_its_source(fixture_results):
-    res = page.result("machine", "nvidia-geforce-rtx-4060-laptop-gpu")
+    res = page.result("machine.ceilings", "nvidia-geforce-rtx-4060-laptop-gpu")
     assert res.published and "Published figures" in page.provenance(res)
 
 
 def test_replay_missing_result_raises(fixture_results):
-    (fixture_results / "nvidia-h200" / "machine.json").unlink()
-    with pytest.raises(FileNotFoundError, match="python -m kernelbook run machine"):
-        page.result("machine")
+    (run_file(fixture_results, "machine.ceilings")).unlink()
+    with pytest.raises(FileNotFoundError, match="python -m kernelbook run machine.ceilings"):
+        page.result("machine.ceilings")
 
 
 def test_bad_mode_is_refused(monkeypatch):
@@ -83,7 +84,7 @@ def test_bad_mode_is_refused(monkeypatch):
 
 
 def test_results_lists_primary_first(fixture_results):
-    out = page.results("machine")
+    out = page.results("machine.ceilings")
     assert list(out)[0] == "nvidia-h200"
     assert "nvidia-geforce-rtx-4060-laptop-gpu" in out
 

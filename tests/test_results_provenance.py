@@ -15,7 +15,8 @@ import pytest
 ROOT = Path(__file__).parents[1]
 pytestmark = pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(),
                                 reason="needs git and a clone of the repository")
-MEASURED = [p for p in sorted((ROOT / "results").glob("*/*.json")) if json.loads(p.read_text())["kind"] == "measured"]
+MEASURED = [p for p in sorted((ROOT / "results").glob("*/*/2*.json"))
+            if json.loads(p.read_text())["kind"] == "measured"]
 
 
 def _git(*args: str) -> subprocess.CompletedProcess:
@@ -26,7 +27,7 @@ def test_there_are_measured_records_to_check():
     assert len(MEASURED) >= 21, [p.name for p in MEASURED]
 
 
-@pytest.mark.parametrize("path", MEASURED, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize("path", MEASURED, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}")
 def test_the_named_commit_holds_the_measured_sources(path):
     prov = json.loads(path.read_text())["provenance"]
     if prov["git"]["dirty"]:

@@ -3,22 +3,23 @@ enough to count."""
 
 from __future__ import annotations
 
-from kernelbook import sol_report
+from kernelbook.chapters.speed_of_light import report as sol_report
 
-ADD = "sol.add_rmsnorm"
+ADD = "speed_of_light.add_rmsnorm"
+SWIGLU = "speed_of_light.swiglu"
 
 
 def _shape(share: float, ours_ms: float, rivals_ms: dict[str, float], nbytes: int = 256 << 20) -> dict:
-    versions = {"multi-row Triton (best)": {"ms": ours_ms, "share_of_copy": share},
-                **{o: {"ms": ms} for o, ms in rivals_ms.items()}, "Liger-Kernel": {"error": "not installed"}}
+    versions = {"ours": {"ms": ours_ms, "share_of_copy": share},
+                **{o: {"ms": ms} for o, ms in rivals_ms.items()}, "liger": {"error": "not installed"}}
     return {"bytes": nbytes, "versions": versions}
 
 
 def test_met_needs_the_share_and_every_rival_strictly_behind():
-    assert sol_report.met(_shape(0.98, 1.0, {"torch.compile": 1.1, "F.rms_norm": 2.0}), ADD)
-    assert not sol_report.met(_shape(0.97999, 1.0, {"torch.compile": 1.1}), ADD)
-    tie = _shape(0.99, 1.0, {"torch.compile": 1.0, "F.rms_norm": 2.0})
-    assert sol_report.behind(tie, ADD) == ["torch.compile"] and not sol_report.met(tie, ADD)
+    assert sol_report.met(_shape(0.98, 1.0, {"compiled": 1.1, "rms_norm": 2.0}), ADD)
+    assert not sol_report.met(_shape(0.97999, 1.0, {"compiled": 1.1}), ADD)
+    tie = _shape(0.99, 1.0, {"compiled": 1.0, "rms_norm": 2.0})
+    assert sol_report.behind(tie, ADD) == ["compiled"] and not sol_report.met(tie, ADD)
 
 
 def test_paired_reads_ahead_level_and_behind_from_the_interval_of_the_median_difference():
@@ -35,27 +36,27 @@ def test_paired_reads_ahead_level_and_behind_from_the_interval_of_the_median_dif
 
 def test_behind_reads_the_placements_where_a_shape_has_them_and_the_rounds_otherwise():
     ours = [1.0, 1.1, 0.9, 1.0, 1.2]
-    shape = {"bytes": 256 << 20, "versions": {"Triton (best block)": {"ms": 2.0, "share_of_copy": 1.0},
-                                              "torch.compile": {"ms": 1.0}, "Liger-Kernel": {"ms": 1.0}},
-             "placements": {"Triton (best block)": ours, "torch.compile": [t + 0.1 for t in ours],
-                            "Liger-Kernel": [t + d for t, d in zip(ours, (0.1, -0.1, 0.05, -0.05, 0.0), strict=True)]}}
+    shape = {"bytes": 256 << 20, "versions": {"ours": {"ms": 2.0, "share_of_copy": 1.0},
+                                              "compiled": {"ms": 1.0}, "liger": {"ms": 1.0}},
+             "placements": {"ours": ours, "compiled": [t + 0.1 for t in ours],
+                            "liger": [t + d for t, d in zip(ours, (0.1, -0.1, 0.05, -0.05, 0.0), strict=True)]}}
     # behind in the rounds' medians, but the placements decide: ahead of compile, level with Liger
-    assert sol_report.behind(shape, "sol.swiglu") == ["Liger-Kernel"] and not sol_report.met(shape, "sol.swiglu")
-    assert set(sol_report.against(shape, "sol.swiglu")) == {"torch.compile", "Liger-Kernel"}
+    assert sol_report.behind(shape, SWIGLU) == ["liger"] and not sol_report.met(shape, SWIGLU)
+    assert set(sol_report.against(shape, SWIGLU)) == {"compiled", "liger"}
     del shape["placements"]
-    assert sol_report.behind(shape, "sol.swiglu") == ["torch.compile", "Liger-Kernel"]
-    assert sol_report.against(shape, "sol.swiglu") == {}
+    assert sol_report.behind(shape, SWIGLU) == ["compiled", "liger"]
+    assert sol_report.against(shape, SWIGLU) == {}
 
 
 def test_a_rival_that_failed_to_run_is_not_counted_and_small_shapes_never_meet():
-    ok = _shape(0.99, 1.0, {"torch.compile": 1.1})
+    ok = _shape(0.99, 1.0, {"compiled": 1.1})
     assert sol_report.behind(ok, ADD) == [] and sol_report.met(ok, ADD)
-    assert not sol_report.met(_shape(0.99, 1.0, {"torch.compile": 1.1}, nbytes=1 << 20), ADD)
+    assert not sol_report.met(_shape(0.99, 1.0, {"compiled": 1.1}, nbytes=1 << 20), ADD)
 
 
 def test_the_rivals_read_as_a_sentence_in_the_order_the_goal_lists_them():
     assert sol_report.rivals_text(ADD) == "torch.compile, Liger-Kernel and F.rms_norm"
-    assert sol_report.rivals_text("sol.swiglu") == "torch.compile and Liger-Kernel"
+    assert sol_report.rivals_text(SWIGLU) == "torch.compile and Liger-Kernel"
     assert sol_report.BIG_TEXT == "64 MiB"
 
 
@@ -75,7 +76,7 @@ def test_the_swiglu_config_names_its_divide():
 
 
 def test_the_share_plot_draws_each_version_but_the_ceiling_and_the_skipped():
-    shapes = [{"bytes": mib << 20, "versions": {"same-bytes copy": {"share_of_copy": 1.0},
+    shapes = [{"bytes": mib << 20, "versions": {"copy": {"share_of_copy": 1.0},
                                                 "ours": {"share_of_copy": share},
                                                 "tile copy": {"share_of_copy": 0.9},
                                                 "twin": {"share_of_copy": share},

@@ -9,10 +9,11 @@ import weakref
 from pathlib import Path
 
 import torch
+from conftest import run_file
 
-from kernelbook import speed_of_light as sol
-from kernelbook.sol_add_rmsnorm import row_configs
-from kernelbook.speed_of_light import against_copy, listed_first, pick
+from kernelbook.chapters.speed_of_light import method as sol
+from kernelbook.chapters.speed_of_light.add_rmsnorm import row_configs
+from kernelbook.chapters.speed_of_light.method import against_copy, listed_first, pick
 
 
 def test_pick_keeps_the_fastest_median_and_moves_every_finalist_out():
@@ -21,10 +22,10 @@ def test_pick_keeps_the_fastest_median_and_moves_every_finalist_out():
              "copy (4096, 4)": {"error": "RuntimeError: refused"},
              "eager": {"ms": 9.0, "values": [9.0]}}
     names = {(1024, 8): "copy (1024, 8)", (2048, 8): "copy (2048, 8)", (4096, 4): "copy (4096, 4)"}
-    best, rounds = pick(timed, names, "same-bytes copy")
+    best, rounds = pick(timed, names, "copy")
     assert best == (2048, 8)
-    assert timed["same-bytes copy"] == {"ms": 1.5, "values": [1.4, 1.5, 1.6]}
-    assert set(timed) == {"same-bytes copy", "eager"}  # the finalists are not versions of their own
+    assert timed["copy"] == {"ms": 1.5, "values": [1.4, 1.5, 1.6]}
+    assert set(timed) == {"copy", "eager"}  # the finalists are not versions of their own
     assert set(rounds) == {"(1024, 8)", "(2048, 8)", "(4096, 4)"} and "error" in rounds["(4096, 4)"]
 
 
@@ -34,9 +35,9 @@ def test_first_orders_the_named_versions_first_and_keeps_the_rest():
 
 
 def test_shares_are_of_the_copy_timed_in_the_same_rounds():
-    timed = against_copy({"same-bytes copy": {"ms": 1.0}, "kernel": {"ms": 1.25}, "broken": {"error": "x"}},
+    timed = against_copy({"copy": {"ms": 1.0}, "kernel": {"ms": 1.25}, "broken": {"error": "x"}},
                           nbytes=10**9)
-    assert timed["kernel"]["share_of_copy"] == 0.8 and timed["same-bytes copy"]["share_of_copy"] == 1.0
+    assert timed["kernel"]["share_of_copy"] == 0.8 and timed["copy"]["share_of_copy"] == 1.0
     assert round(timed["kernel"]["gbps"]) == 800 and "share_of_copy" not in timed["broken"]
 
 
@@ -94,8 +95,8 @@ def test_the_row_kernel_sweep_keeps_its_limits_and_its_winners():
             (False, False), (False, True), (True, False), (True, True)}
     assert max(rw for rw, *_ in row_configs(16, 1536)) == 16
     # every configuration the stored runs picked is one the sweep still tries
-    for name, key in (("sol.add_rmsnorm", None), ("sol.designs", "row kernel")):
-        rec = json.loads((FIXTURES / "nvidia-h200" / f"{name}.json").read_text())
+    for name, key in (("speed_of_light.add_rmsnorm", None), ("speed_of_light.designs", "row_kernel")):
+        rec = json.loads(run_file(FIXTURES, name).read_text())
         for s in rec["data"]["shapes"]:
             picked = tuple(s["best_config"] if key is None else s["configs"][key])
             assert picked in row_configs(s["rows"], s["hidden"]), (name, s["rows"], s["hidden"], picked)
@@ -105,7 +106,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "results"
 
 
 def _edit(results: Path, name: str, change) -> None:
-    path = results / "nvidia-h200" / f"{name}.json"
+    path = run_file(results, name)
     rec = json.loads(path.read_text())
     change(rec["data"])
     path.write_text(json.dumps(rec))
@@ -127,16 +128,16 @@ def test_summary_sets_the_kernel_against_a_copy_of_its_program_size_both_ways(fi
     assert "reached 98.1% to 100.6% of a copy" in out and "under 98%" not in out
 
     def miss(data):  # the widest shape just under the goal: the summary names it and its program size
-        _at(data, 8192, 16384)["versions"]["multi-row Triton (best)"]["share_of_copy"] = 0.9789
-    _edit(fixture_results, "sol.add_rmsnorm", miss)
+        _at(data, 8192, 16384)["versions"]["ours"]["share_of_copy"] = 0.9789
+    _edit(fixture_results, "speed_of_light.add_rmsnorm", miss)
     out = _run("summary.py", capsys)
     assert "The shape under 98%: 8,192 × 16,384 at 97.89% (32 KiB of each tensor per program)." in out
 
     def tile_ahead(data):  # the copy with the kernel's program size now a point ahead at 32,768 x 8,192
         s = _at(data, 32768, 8192)
-        s["versions"]["same-bytes copy, kernel-sized programs"]["share_of_copy"] = \
-            s["versions"]["multi-row Triton (best)"]["share_of_copy"] + 0.01
-    _edit(fixture_results, "sol.add_rmsnorm", tile_ahead)
+        s["versions"]["copy_tiled"]["share_of_copy"] = \
+            s["versions"]["ours"]["share_of_copy"] + 0.01
+    _edit(fixture_results, "speed_of_light.add_rmsnorm", tile_ahead)
     out = _run("summary.py", capsys)
     assert "at 32,768 × 8,192 it was 1.0 points ahead of the kernel, so the size of the programs does not" in out
     assert "never half a point ahead" not in out
@@ -148,8 +149,8 @@ def test_summary_names_the_rival_that_was_ahead_and_the_goal(fixture_results, ca
 
     def liger_ahead(data):  # Liger-Kernel as fast as ours at 8,192 x 1,536: a tie is not ahead
         s = _at(data, 8192, 1536)
-        s["versions"]["Liger-Kernel"]["ms"] = s["versions"]["multi-row Triton (best)"]["ms"]
-    _edit(fixture_results, "sol.add_rmsnorm", liger_ahead)
+        s["versions"]["liger"]["ms"] = s["versions"]["ours"]["ms"]
+    _edit(fixture_results, "speed_of_light.add_rmsnorm", liger_ahead)
     out = _run("summary.py", capsys)
     assert "(ahead of it: Liger-Kernel at 8,192 × 1,536); both at 7 of 8, so the goal is not met" in out
 
@@ -157,7 +158,7 @@ def test_summary_names_the_rival_that_was_ahead_and_the_goal(fixture_results, ca
 def _shift(data: dict, rows: int, hidden: int, rival: str, by_ms: float) -> None:
     """Ours at one shape set to the rival's time on every placement plus by_ms (< 0: ours ahead)."""
     ms = _at(data, rows, hidden)["placements"]
-    ms["Triton (best block)"] = [t + by_ms for t in ms[rival]]
+    ms["ours"] = [t + by_ms for t in ms[rival]]
 
 
 def test_swiglu_summary_counts_the_goal_from_the_placements_both_ways(fixture_results, capsys):
@@ -172,17 +173,17 @@ def test_swiglu_summary_counts_the_goal_from_the_placements_both_ways(fixture_re
         for s in data["shapes"]:
             if "placements" in s:
                 ms = s["placements"]
-                ms["Triton (best block)"] = [min(a, b) - 1e-4
-                                             for a, b in zip(ms["torch.compile"], ms["Liger-Kernel"], strict=True)]
-    _edit(fixture_results, "sol.swiglu", ours_ahead_everywhere)
+                ms["ours"] = [min(a, b) - 1e-4
+                                             for a, b in zip(ms["compiled"], ms["liger"], strict=True)]
+    _edit(fixture_results, "speed_of_light.swiglu", ours_ahead_everywhere)
     out = _run("swiglu_summary.py", capsys)
     assert "Over them ours was ahead of both at " in out and "the goal is met at 4 of 4." in out
     assert "level with" not in out and "output was not eager's" not in out
 
     def compile_ahead_of_ours(data):  # the rounds are not asked: ours 0.5 us behind compile on every placement
-        _shift(data, 32768, 4096, "torch.compile", 5e-4)
-        _at(data, 32768, 4096)["placements"]["Liger-Kernel"] = [1.0] * 20
-    _edit(fixture_results, "sol.swiglu", compile_ahead_of_ours)
+        _shift(data, 32768, 4096, "compiled", 5e-4)
+        _at(data, 32768, 4096)["placements"]["liger"] = [1.0] * 20
+    _edit(fixture_results, "speed_of_light.swiglu", compile_ahead_of_ours)
     out = _run("swiglu_summary.py", capsys)
     assert ("; it was behind torch.compile at 32,768 × 4,096 (the placements table below gives each difference), so "
             "the goal is met at 3 of 4 shapes.") in out
@@ -197,7 +198,7 @@ def test_swiglu_summary_says_when_a_rival_not_behind_was_not_exact(fixture_resul
     def compile_exact(data):
         for s in data["shapes"]:
             s["check"]["compiled"].update(bit_identical=True, differ=0, max_steps=0)
-    _edit(fixture_results, "sol.swiglu", compile_exact)
+    _edit(fixture_results, "speed_of_light.swiglu", compile_exact)
     out = _run("swiglu_summary.py", capsys)
     assert "level with torch.compile" in out and "output was not eager's" not in out
 
@@ -212,7 +213,7 @@ def test_swiglu_summary_says_which_divides_were_swept(fixture_results, capsys):
         data["mismatches"]["approx"]["differ"] = 3000
         for s in data["shapes"]:
             s["best_config"][2] = True
-    _edit(fixture_results, "sol.swiglu", approx_differs)
+    _edit(fixture_results, "speed_of_light.swiglu", approx_differs)
     out = _run("swiglu_summary.py", capsys)
     assert "and 3,000 through the approximate one, so only the IEEE divide was swept." in out
 
@@ -225,8 +226,8 @@ def test_designs_summary_names_a_design_ahead_of_the_row_kernel_only_when_one_is
 
     def split_ahead(data):
         s = _at(data, 8192, 8192)
-        s["versions"]["split row"]["share_of_copy"] = s["versions"]["row kernel"]["share_of_copy"] + 0.01
-    _edit(fixture_results, "sol.designs", split_ahead)
+        s["versions"]["split_row"]["share_of_copy"] = s["versions"]["row_kernel"]["share_of_copy"] + 0.01
+    _edit(fixture_results, "speed_of_light.designs", split_ahead)
     out = _run("designs_summary.py", capsys)
     assert "Ahead of the row kernel: split row at 8,192 × 8,192." in out and "None of the three" not in out
 
@@ -237,8 +238,8 @@ def test_designs_summary_gives_a_range_only_when_the_shares_differ_as_written(fi
 
     def level(data):  # 98.51%, 98.55%, 98.59%: all written 98.5%
         for s, x in zip(data["shapes"], (0.9851, 0.9855, 0.9859), strict=True):
-            s["versions"]["row kernel"]["share_of_copy"] = x
-    _edit(fixture_results, "sol.designs", level)
+            s["versions"]["row_kernel"]["share_of_copy"] = x
+    _edit(fixture_results, "speed_of_light.designs", level)
     out = _run("designs_summary.py", capsys)
     assert "the row kernel reached 98.5% of the copy at these shapes" in out and "98.5% to" not in out
 
@@ -252,20 +253,20 @@ def test_designs_table_marks_the_design_that_was_not_run(fixture_results, capsys
 def test_designs_summary_compares_the_row_kernel_with_its_other_run_only_when_they_differ(fixture_results, capsys):
     said = "At 8,192 × 8,192 the row kernel's share here is 0.4 points higher than in the table above"
     assert said in _run("designs_summary.py", capsys)
-    rec = json.loads((fixture_results / "nvidia-h200" / "sol.add_rmsnorm.json").read_text())
-    main = {(s["rows"], s["hidden"]): s["versions"]["multi-row Triton (best)"]["share_of_copy"]
+    rec = json.loads((run_file(fixture_results, "speed_of_light.add_rmsnorm")).read_text())
+    main = {(s["rows"], s["hidden"]): s["versions"]["ours"]["share_of_copy"]
             for s in rec["data"]["shapes"]}
 
     def same_as_main(data):
         for s in data["shapes"]:
-            s["versions"]["row kernel"]["share_of_copy"] = main[(s["rows"], s["hidden"])]
-    _edit(fixture_results, "sol.designs", same_as_main)
+            s["versions"]["row_kernel"]["share_of_copy"] = main[(s["rows"], s["hidden"])]
+    _edit(fixture_results, "speed_of_light.designs", same_as_main)
     out = _run("designs_summary.py", capsys)
     assert "None of the three was ahead" in out and "than in the table above" not in out
 
 
 def test_placements_time_every_version_once_per_placement_in_shuffled_orders(monkeypatch):
-    from kernelbook import sol_swiglu
+    from kernelbook.chapters.speed_of_light import swiglu as sol_swiglu
 
     order, alive = [], []
     monkeypatch.setattr(sol_swiglu, "PLACEMENTS", 6)
@@ -301,8 +302,8 @@ def test_swiglu_placements_tabulate_each_difference_with_its_interval(fixture_re
     assert '<img class="kb-figure"' in out
 
     def compile_behind(data):  # ours 0.5 us slower than torch.compile on every placement: the interval is above 0
-        _shift(data, 8192, 8960, "torch.compile", 5e-4)
-    _edit(fixture_results, "sol.swiglu", compile_behind)
+        _shift(data, 8192, 8960, "compiled", 5e-4)
+    _edit(fixture_results, "speed_of_light.swiglu", compile_behind)
     assert "| 8,192 × 8,960 | 1024 × 4, approx. | 20 | +0.50 [+0.50, +0.50] | 0 | behind |" in _run(
         "swiglu_placements.py", capsys)
 
@@ -314,14 +315,14 @@ def test_swiglu_registers_tie_the_divide_to_the_programs_an_sm_holds(fixture_res
     assert "faster than the copy at 3 of the 4 large shapes, 2 of them with the IEEE divide." in out
 
     def only_ieee_over(data):
-        _at(data, 8192, 4096)["versions"]["Triton (best block)"]["share_of_copy"] = 0.999
-    _edit(fixture_results, "sol.swiglu", only_ieee_over)
+        _at(data, 8192, 4096)["versions"]["ours"]["share_of_copy"] = 0.999
+    _edit(fixture_results, "speed_of_light.swiglu", only_ieee_over)
     assert "faster than the copy at 2 of the 4 large shapes, every time with the IEEE divide" in _run(
         "swiglu_registers.py", capsys)
 
     def none_over(data):
         for s in data["shapes"]:
-            s["versions"]["Triton (best block)"]["share_of_copy"] = min(s["versions"]["Triton (best block)"].get(
+            s["versions"]["ours"]["share_of_copy"] = min(s["versions"]["ours"].get(
                 "share_of_copy", 1), 0.999)
-    _edit(fixture_results, "sol.swiglu", none_over)
+    _edit(fixture_results, "speed_of_light.swiglu", none_over)
     assert "Ours was not faster than the copy at any large shape." in _run("swiglu_registers.py", capsys)

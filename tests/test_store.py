@@ -1,4 +1,5 @@
-"""The result store: atomic writes, provenance, fresh/stale by declared sources, corrupt files."""
+"""The result store: runs kept side by side, fresh/stale from the files a run recorded, atomic writes, corrupt
+files named with the fix."""
 
 from __future__ import annotations
 
@@ -7,21 +8,18 @@ import os
 
 import pytest
 
-from kernelbook import cli, provenance, registry, store
+from kernelbook import paths, registry, store
 from kernelbook.registry import Experiment
-
-PROV_KEYS = {"started_utc", "gpu", "sm_count", "memory_bytes", "versions", "git", "smi_start", "smi_end",
-             "duration_s", "code_hash", "source_hashes", "driver"}
 
 
 @pytest.fixture
 def toy(tmp_path, monkeypatch):
-    """A repository root with two files; experiment 'toy.exp' declares only a.py."""
-    (tmp_path / "a.py").write_text("A = 1\n")
-    (tmp_path / "b.py").write_text("B = 1\n")
+    """A repository root with three files; experiment 'toy.exp' declares c.txt (read as text)."""
+    for name, text in (("a.py", "A = 1\n"), ("b.py", "B = 1\n"), ("c.txt", "shown\n")):
+        (tmp_path / name).write_text(text)
     monkeypatch.setenv("KERNELBOOK_ROOT", str(tmp_path))
     monkeypatch.delenv("KERNELBOOK_RESULTS", raising=False)
-    exp = Experiment("toy.exp", f"{__name__}:toy_measure", ("a.py",), "a toy", 30)
+    exp = Experiment("toy.exp", f"{__name__}:toy_measure", "a toy", 30, declared=("c.txt",), previous=("toy.old",))
     monkeypatch.setitem(registry.BY_NAME, exp.name, exp)
     return exp
 
@@ -30,82 +28,128 @@ def toy_measure() -> dict:
     return {"value": 42.5, "rows": [1, 2, 3]}
 
 
-def _save_fresh(exp: Experiment) -> None:
-    h, files = store.code_hash(exp)
-    store.save(exp.name, "gpu-x", {"v": 1}, {"code_hash": h, "source_hashes": files})
+def _save(files: tuple[str, ...] = ("a.py", "c.txt"), started: str = "2026-12-01T07:12:03+00:00",
+          data: object = None, name: str = "toy.exp") -> None:
+    hashes = store.file_hashes(files)
+    store.save(name, "gpu-x", data if data is not None else {"v": 1},
+               {"started_utc": started, "code_hash": store.combined_hash(hashes), "source_hashes": hashes})
 
 
-def test_fresh_then_stale_only_when_declared_source_changes(toy, tmp_path):
-    _save_fresh(toy)
+def test_a_run_is_stale_exactly_when_a_file_it_recorded_changes(toy, tmp_path):
+    _save()
     assert store.load("toy.exp", "gpu-x").status == store.FRESH
-    (tmp_path / "b.py").write_text("B = 2\n")  # undeclared: no effect
+    (tmp_path / "b.py").write_text("B = 2\n")  # not recorded by the run: no effect
     assert store.status("toy.exp", "gpu-x") == store.FRESH
-    (tmp_path / "a.py").write_text("A = 2\n")  # declared: stale, and says which file
+    (tmp_path / "a.py").write_text("A = 2\n")  # recorded: stale, and says which file
     res = store.load("toy.exp", "gpu-x")
     assert res.stale and res.changed == ["a.py"]
 
 
-def test_missing_declared_source_is_an_error(toy, tmp_path):
+def test_a_removed_source_or_an_unrecorded_declared_file_makes_it_stale(toy, tmp_path):
+    _save(files=("a.py",))
+    assert store.load("toy.exp", "gpu-x").changed == ["c.txt (not recorded)"]
+    _save(started="2026-12-01T08:00:00+00:00")
     (tmp_path / "a.py").unlink()
-    with pytest.raises(store.StoreError, match="a.py does not exist"):
-        store.code_hash(toy)
+    assert store.load("toy.exp", "gpu-x").changed == ["a.py (removed)"]
 
 
-def test_atomic_write_keeps_the_old_record_when_interrupted(toy, monkeypatch):
-    _save_fresh(toy)
-    path = store.result_path("gpu-x", "toy.exp")
-    before = path.read_text()
+def test_runs_are_kept_and_load_prefers_the_newest_fresh_one(toy, tmp_path):
+    _save(data={"v": 1}, started="2026-12-01T07:00:00+00:00")
+    _save(data={"v": 2}, started="2026-12-01T08:00:00+00:00")
+    (tmp_path / "a.py").write_text("A = 3\n")  # both runs are now of older code
+    _save(data={"v": 3}, started="2026-12-01T06:00:00+00:00", files=("b.py", "c.txt"))  # fresh, but started first
+    runs = store.runs("toy.exp", "gpu-x")
+    assert [r.data["v"] for r in runs] == [3, 1, 2] and [r.status for r in runs] == ["fresh", "stale", "stale"]
+    assert store.load("toy.exp", "gpu-x").data == {"v": 3}
+    (tmp_path / "b.py").write_text("B = 3\n")  # nothing fresh: the newest run, stale
+    assert store.load("toy.exp", "gpu-x").data == {"v": 2} and store.load("toy.exp", "gpu-x").stale
+
+
+def test_two_runs_in_one_second_both_stay(toy):
+    _save(data={"v": 1})
+    _save(data={"v": 2})
+    assert sorted(p.name for p in store.experiment_dir("gpu-x", "toy.exp").iterdir()) == [
+        "20261201T071203Z-1.json", "20261201T071203Z.json"]
+
+
+def test_a_run_stored_under_a_previous_name_is_part_of_the_history(toy):
+    _save()
+    path = next(store.experiment_dir("gpu-x", "toy.exp").glob("*.json"))
+    path.write_text(path.read_text().replace('"experiment": "toy.exp"', '"experiment": "toy.old"'))
+    assert store.load("toy.exp", "gpu-x").status == store.FRESH
+    path.write_text(path.read_text().replace('"experiment": "toy.old"', '"experiment": "other.exp"'))
+    with pytest.raises(store.StoreError, match="holds experiment 'other.exp', not 'toy.exp'"):
+        store.load("toy.exp", "gpu-x")
+
+
+def test_atomic_write_keeps_the_folder_clean_when_interrupted(toy, monkeypatch):
+    _save()
+    folder = store.experiment_dir("gpu-x", "toy.exp")
+    before = {p.name: p.read_text() for p in folder.iterdir()}
 
     def boom(src, dst):
         raise KeyboardInterrupt  # as if the run were killed between writing and renaming
 
     monkeypatch.setattr(os, "replace", boom)
     with pytest.raises(KeyboardInterrupt):
-        store.save("toy.exp", "gpu-x", {"v": 2}, {})
-    assert path.read_text() == before
-    assert [p.name for p in path.parent.iterdir()] == ["toy.exp.json"]  # no temp file left behind
+        _save(started="2026-12-02T00:00:00+00:00")
+    assert {p.name: p.read_text() for p in folder.iterdir()} == before  # no temp file left behind
 
 
 def test_nan_is_refused_and_nothing_is_written(toy):
     with pytest.raises(ValueError):
-        store.save("toy.exp", "gpu-x", {"v": float("nan")}, {})
-    assert not store.result_path("gpu-x", "toy.exp").exists()
+        _save(data={"v": float("nan")})
+    assert not store.experiment_dir("gpu-x", "toy.exp").exists() or not any(
+        store.experiment_dir("gpu-x", "toy.exp").iterdir())
 
 
-def test_corrupt_file_gives_one_clear_error(toy, capsys):
-    path = store.result_path("gpu-x", "toy.exp")
-    path.parent.mkdir(parents=True)
-    path.write_text('{"schema": 1, "data": ')
-    with pytest.raises(store.StoreError, match="toy.exp.json: not valid JSON"):
+@pytest.mark.parametrize("content, message", [
+    ('{"schema": 1, "data": ', "not valid JSON"),
+    ('{"hello": 1}', "not a kernelbook result"),
+    (b'{"schema": 1, "kind": "measured", "data": "\xff"}', "not UTF-8 text"),
+    ('{"schema": 1, "experiment": "toy.exp", "kind": "measured", "data": {}, "provenance": []}',
+     "provenance is not an object"),
+    ('{"schema": 1, "experiment": "toy.exp", "kind": "measured", "data": {}, "provenance": {}}',
+     "provenance.source_hashes is missing"),
+    ('{"schema": 1, "experiment": "toy.exp", "kind": "quoted", "data": {}}', "neither 'measured' nor 'published'"),
+    ('{"schema": 1, "experiment": "toy.exp", "kind": "published", "data": {}}', "published figures go in"),
+])
+def test_a_bad_file_is_one_error_naming_it(toy, content, message):
+    folder = paths.results_dir() / "gpu-x" / "toy.exp"
+    folder.mkdir(parents=True)
+    path = folder / "20261201T000000Z.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(store.StoreError, match=message) as e:
         store.load("toy.exp", "gpu-x")
+    assert "20261201T000000Z.json" in str(e.value)
     assert store.status("toy.exp", "gpu-x") == store.CORRUPT
-    path.write_text('{"hello": 1}')
-    with pytest.raises(store.StoreError, match="not a kernelbook result"):
+
+
+def test_a_stray_file_in_a_results_folder_is_named(toy):
+    _save()
+    (store.experiment_dir("gpu-x", "toy.exp") / ".toy.exp.abc.tmp").write_text("{}")  # ignored: not *.json
+    assert store.status("toy.exp", "gpu-x") == store.FRESH
+    (store.experiment_dir("gpu-x", "toy.exp") / "copy of run.json").write_text("{}")
+    with pytest.raises(store.StoreError, match="copy of run.json is neither a run"):
         store.load("toy.exp", "gpu-x")
 
 
-def test_child_records_data_and_full_provenance(toy, tmp_path, monkeypatch):
-    """The subprocess side of `run`, with the GPU and nvidia-smi faked: the record has every provenance field."""
-    monkeypatch.setattr(provenance, "device", lambda: {"gpu": "Fake GPU", "sm_count": 7, "memory_bytes": 1 << 30,
-                                                        "capability": "9.0", "l2_bytes": 1})
-    smi = {"clocks.sm": "1500", "clocks.mem": "2600", "power.limit": "700", "driver_version": "580.1"}
-    monkeypatch.setattr(provenance, "nvidia_smi", lambda: dict(smi))
-    monkeypatch.setattr(store, "code_hash", lambda e, root=None: ("h" * 16, {"a.py": "x"}))
-    out = tmp_path / "out.json"
-    assert cli.main(["_child", "toy.exp", str(out)]) == 0
-    rec = json.loads(out.read_text())
-    assert rec["data"] == {"value": 42.5, "rows": [1, 2, 3]}
-    assert PROV_KEYS <= set(rec["provenance"])
-    p = rec["provenance"]
-    assert p["gpu"] == "Fake GPU" and p["driver"] == "580.1" and p["smi_end"]["power.limit"] == "700"
-    assert {"torch", "triton", "transformers", "cuda", "python"} <= set(p["versions"])
-    assert set(p["git"]) == {"commit", "dirty"}
+def test_published_figures_are_shown_as_published(toy):
+    store.save("toy.exp", "gpu-x", {"figure": 1.5}, {"source": "an article"}, kind="published")
+    res = store.load("toy.exp", "gpu-x")
+    assert res.published and res.status == store.PUBLISHED and res.data == {"figure": 1.5}
+    assert json.loads(res.path.read_text())["kind"] == "published" and res.path.name == "published.json"
 
 
-def test_provenance_refuses_to_run_without_a_gpu():
-    import torch
+@pytest.mark.parametrize("bad", ["../../etc", "nvidia-h200/../x", "NVIDIA H200", "", "a//b", "-x"])
+def test_machine_names_cannot_leave_the_results_folder(toy, bad):
+    with pytest.raises(paths.BadMachineName, match="not a machine slug"):
+        store.load("toy.exp", bad)
+    with pytest.raises(paths.BadMachineName):
+        store.save("toy.exp", bad, {}, {"started_utc": "2026-12-01T00:00:00+00:00"})
 
-    if torch.cuda.is_available():
-        pytest.skip("a GPU is present")
-    with pytest.raises(RuntimeError, match="no CUDA GPU"):
-        provenance.device()
+
+def test_run_ids_come_from_the_start_time():
+    assert store.run_id("2026-12-01T07:12:03+00:00") == "20261201T071203Z"
+    with pytest.raises(store.StoreError, match="not an ISO time"):
+        store.run_id("yesterday")

@@ -1,5 +1,5 @@
 from kernelbook import page
-from kernelbook.allocator.parse import describe
+from kernelbook.chapters.allocator.parse import describe
 
 MiB = 1 << 20
 r = page.result("allocator.fragmentation")

@@ -1,5 +1,5 @@
 from kernelbook import page
-from kernelbook.allocator.checks import rule_checks
+from kernelbook.chapters.allocator.checks import rule_checks
 
 r = page.result("allocator.segments")
 print(page.table(["rule (CUDACachingAllocator.cpp)", f"on the {page.machine_label(r)}"],

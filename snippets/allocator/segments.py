@@ -1,5 +1,5 @@
 from kernelbook import page
-from kernelbook.allocator.parse import describe, human
+from kernelbook.chapters.allocator.parse import describe, human
 
 r = page.result("allocator.segments")
 rows = []

@@ -1,7 +1,7 @@
 import matplotlib.pyplot as plt
 
 from kernelbook import page
-from kernelbook.allocator.parse import timeline
+from kernelbook.chapters.allocator.parse import timeline
 
 MiB = 1 << 20
 r = page.result("allocator.fragmentation")

@@ -1,7 +1,8 @@
-from kernelbook import claims, page
+from kernelbook import page
+from kernelbook.chapters.claims import ledger as claims
 
 machines = claims.measured_machines()
-results = {m: page.results("machine")[m] for m in machines}  # one record per machine, for its label
+results = {m: page.results("machine.ceilings")[m] for m in machines}  # one record per machine, for its label
 rows = []
 for c in claims.CLAIMS:
     row = [f"[{c.text}]({c.page})", c.test, claims.laptop_figure(c)]

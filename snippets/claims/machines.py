@@ -1,15 +1,16 @@
-from kernelbook import claims, page, store
+from kernelbook import page, store
+from kernelbook.chapters.claims import ledger as claims
 from kernelbook.decode import report
 from kernelbook.registry import EXPERIMENTS
 
 ROWS = [  # (label, experiment, value from a measured record's data)
-    ("copy bandwidth, GB/s", "machine", lambda d: page.num(d["bandwidth"]["copy"]["gbps"], 0)),
-    ("bf16 matmul, TFLOP/s", "machine", lambda d: page.num(d["matmul"]["tflops"], 0)),
-    ("ridge point, FLOP/byte", "machine", lambda d: page.num(d["ridge_flop_per_byte"], 0)),
-    ("launch, eager µs / graph µs", "machine",
+    ("copy bandwidth, GB/s", "machine.ceilings", lambda d: page.num(d["bandwidth"]["copy"]["gbps"], 0)),
+    ("bf16 matmul, TFLOP/s", "machine.ceilings", lambda d: page.num(d["matmul"]["tflops"], 0)),
+    ("ridge point, FLOP/byte", "machine.ceilings", lambda d: page.num(d["ridge_flop_per_byte"], 0)),
+    ("launch, eager µs / graph µs", "machine.ceilings",
      lambda d: f"{page.num(d['launch']['eager_us_per_launch'], 1)} / "
                f"{page.num(d['launch']['graph_us_per_launch'], 2)}"),
-    ("add + RMSNorm: fused Triton speedup over eager", "fusion.versions",
+    ("add + RMSNorm: fused Triton speedup over eager", "fusing_by_hand.versions",
      lambda d: page.num(next(v for v in d["versions"] if v["op"] == "add_rmsnorm" and v["key"] == "triton")["speedup"],
                         1) + "×"),
     ("decode step: eager, default cache (ms)", "decode.six_ways",
@@ -26,10 +27,11 @@ for m in machines:
     cols.append({e: store.load(e, m) if store.status(e, m) not in (store.MISSING, store.CORRUPT) else None
                  for e in {r[1] for r in ROWS}})
 LAPTOP = {  # the article's published figures for the same rows, where it states them
-    "copy bandwidth, GB/s": lambda p: page.num(p["machine"]["copy_gbps"], 0),
-    "bf16 matmul, TFLOP/s": lambda p: page.num(p["machine"]["bf16_tflops"], 1),
-    "ridge point, FLOP/byte": lambda p: page.num(p["machine"]["ridge_flop_per_byte"], 0),
-    "add + RMSNorm: fused Triton speedup over eager": lambda p: f"{p['fusion.versions']['add_rmsnorm_speedup']}×",
+    "copy bandwidth, GB/s": lambda p: page.num(p["machine.ceilings"]["copy_gbps"], 0),
+    "bf16 matmul, TFLOP/s": lambda p: page.num(p["machine.ceilings"]["bf16_tflops"], 1),
+    "ridge point, FLOP/byte": lambda p: page.num(p["machine.ceilings"]["ridge_flop_per_byte"], 0),
+    "add + RMSNorm: fused Triton speedup over eager":
+        lambda p: f"{p['fusing_by_hand.versions']['add_rmsnorm_speedup']}×",
     "decode step: eager, default cache (ms)": lambda p: page.num(p["decode.six_ways"]["variants"]["eager_dynamic"][
         "step_ms"], 1),
     "decode step: best correct variant (ms)": lambda p: page.num(p["decode.six_ways"]["variants"][
@@ -37,7 +39,7 @@ LAPTOP = {  # the article's published figures for the same rows, where it states
     "decode step: best, share of the bandwidth floor": lambda p: page.pct(p["decode.six_ways"]["variants"][
         "compile_max_autotune"]["floor_share"]),
 }
-pub = {e: store.load(e, claims.LAPTOP).data for e in ("machine", "fusion.versions", "decode.six_ways")}
+pub = {e: store.load(e, claims.LAPTOP).data for e in ("machine.ceilings", "fusing_by_hand.versions", "decode.six_ways")}
 rows = [[label, *[fn(c[exp].data) if c[exp] else "not measured" for c in cols],
          LAPTOP[label](pub) if label in LAPTOP else "—"] for label, exp, fn in ROWS]
 heads = ["", *[page.machine_label(next(r for r in c.values() if r)) for c in cols], "RTX 4060 Laptop (article)"]

@@ -1,15 +1,16 @@
-from kernelbook import claims, page
+from kernelbook import page
+from kernelbook.chapters.claims import ledger as claims
 from kernelbook.decode import report
 
 M = "nvidia-h200"
 v = {c.id: claims.verdict(c, M) for c in claims.CLAIMS}
-fv = page.result("fusion.versions").data["versions"]
+fv = page.result("fusing_by_hand.versions").data["versions"]
 six = report.summaries(page.result("decode.six_ways").data)
 lap = page.result("decode.six_ways", claims.LAPTOP).data["variants"]
 frag = page.result("allocator.fragmentation").data["default"]["checkpoints"][-1]
 holes = [b[0] for s in frag["segments"] for b in s["blocks"] if b[1] == "free"]
-ridge = page.result("machine").data["ridge_flop_per_byte"]
-swiglu = page.result("fusion.eager_bytes").data["swiglu_intensity"]["fused_flop_per_byte"]
+ridge = page.result("machine.ceilings").data["ridge_flop_per_byte"]
+swiglu = page.result("memory_bound.eager_bytes").data["swiglu_intensity"]["fused_flop_per_byte"]
 eager, triton = (next(x for x in fv if x["op"] == "add_rmsnorm" and x["key"] == k) for k in ("eager", "triton"))
 shares = [x["share_of_copy"] for x in fv]
 

@@ -1,7 +1,7 @@
 from kernelbook import page
-from kernelbook.decode import far_report
+from kernelbook.chapters.decode_far import report as far_report
 
-d = page.result("decode.far").data
+d = page.result("decode_far.ladder").data
 s = far_report.summaries(d)
 y = d["yardstick_fp32"]
 steps = [s[n] for n in d["steps"] if n in s]

@@ -1,7 +1,7 @@
 from kernelbook import page
-from kernelbook.decode import far_report
+from kernelbook.chapters.decode_far import report as far_report
 
-r = page.result("decode.far")
+r = page.result("decode_far.ladder")
 d = r.data
 last = next((n for n in reversed(d["names"]) if d.get("kernel_mix", {}).get(n)), None)
 if last is None:

@@ -1,9 +1,10 @@
 from kernelbook import page
-from kernelbook.decode import far_report, report
+from kernelbook.chapters.decode_far import report as far_report
+from kernelbook.decode import report
 
 six = page.result("decode.six_ways").data
 lap = page.result("decode.six_ways", report.LAPTOP).data["variants"]["compile_max_autotune"]
-far = page.result("decode.far").data
+far = page.result("decode_far.ladder").data
 best = report.best_valid(six)
 need = far_report.goal(far)["floor_share_needed"]
 if best is None:

@@ -1,9 +1,9 @@
 from kernelbook import page
-from kernelbook.decode import far_report
+from kernelbook.chapters.decode_far import report as far_report
 
-r = page.result("decode.far")
+r = page.result("decode_far.ladder")
 d = r.data
-m = page.result("machine").data["launch"]
+m = page.result("machine.ceilings").data["launch"]
 rows = far_report.waterfall(d)
 steps = [x for x in rows if x["saved_ms"] is not None]
 last, g = far_report.final(d), far_report.goal(d)

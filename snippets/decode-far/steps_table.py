@@ -1,7 +1,7 @@
 from kernelbook import page
-from kernelbook.decode import far_report
+from kernelbook.chapters.decode_far import report as far_report
 
-r = page.result("decode.far")
+r = page.result("decode_far.ladder")
 d = r.data
 rows = far_report.waterfall(d)
 loop = far_report.has_loop(d)

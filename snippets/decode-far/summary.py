@@ -1,7 +1,7 @@
 from kernelbook import page
-from kernelbook.decode import far_report
+from kernelbook.chapters.decode_far import report as far_report
 
-r = page.result("decode.far")
+r = page.result("decode_far.ladder")
 d = r.data
 base, last, g = far_report.baseline(d), far_report.final(d), far_report.goal(d)
 failed = [s["label"] for s in far_report.summaries(d).values() if not s["passed"]]

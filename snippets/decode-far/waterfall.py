@@ -2,9 +2,9 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
 
 from kernelbook import page
-from kernelbook.decode import far_report
+from kernelbook.chapters.decode_far import report as far_report
 
-r = page.result("decode.far")
+r = page.result("decode_far.ladder")
 d = r.data
 rows = far_report.waterfall(d)
 goal_ms = far_report.GOAL_MS

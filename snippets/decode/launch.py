@@ -1,8 +1,8 @@
 from kernelbook import page
 
-r = page.result("machine")
+r = page.result("machine.ceilings")
 launch = r.data["launch"]
-laptop = page.result("machine", "nvidia-geforce-rtx-4060-laptop-gpu").data
+laptop = page.result("machine.ceilings", "nvidia-geforce-rtx-4060-laptop-gpu").data
 
 print(page.table(
     [f"{launch['launches']:,} one-element add_ kernels, median of {launch['repeats']}", page.machine_label(r),

@@ -1,7 +1,7 @@
 from kernelbook import page
 from kernelbook.decode import report
 
-m = page.result("machine").data["launch"]
+m = page.result("machine.ceilings").data["launch"]
 d = page.result("decode.six_ways").data
 st = report.variant_summary(d, "eager_static")
 launch_ms = st["kernels"] * m["eager_us_per_launch"] / 1e3

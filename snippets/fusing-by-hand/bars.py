@@ -2,7 +2,7 @@ import matplotlib.pyplot as plt
 
 from kernelbook import page
 
-r = page.result("fusion.versions")
+r = page.result("fusing_by_hand.versions")
 vs = r.data["versions"]
 labels = [f"{'add+norm' if v['op'] == 'add_rmsnorm' else 'SwiGLU'}\n{v['key']}" for v in vs]
 colors = ["C0" if v["op"] == "add_rmsnorm" else "C3" for v in vs]

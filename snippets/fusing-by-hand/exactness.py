@@ -1,6 +1,6 @@
 from kernelbook import page
 
-r = page.result("fusion.exactness")
+r = page.result("fusing_by_hand.exactness")
 
 
 def diff(c: dict) -> str:

@@ -1,7 +1,7 @@
 from kernelbook import page
 
-r = page.result("fusion.exactness")
-article = page.result("fusion.exactness", "nvidia-geforce-rtx-4060-laptop-gpu").data
+r = page.result("fusing_by_hand.exactness")
+article = page.result("fusing_by_hand.exactness", "nvidia-geforce-rtx-4060-laptop-gpu").data
 cases = r.data["triton"]
 h_ok = all(c["h"]["bit_identical"] for c in cases)
 y_steps = max(c["y"]["max_steps"] for c in cases)

@@ -1,7 +1,7 @@
 from kernelbook import page
 
-r = page.result("fusion.versions")
-laptop = page.result("fusion.versions", "nvidia-geforce-rtx-4060-laptop-gpu").data
+r = page.result("fusing_by_hand.versions")
+laptop = page.result("fusing_by_hand.versions", "nvidia-geforce-rtx-4060-laptop-gpu").data
 v = {(x["op"], x["key"]): x for x in r.data["versions"]}
 ms = {k: x["time"]["median"] for k, x in v.items()}
 actual = [x["actual_gbps"] for x in r.data["versions"] if x["actual_gbps"]]

@@ -3,9 +3,9 @@ import numpy as np
 
 from kernelbook import page
 
-m = page.result("machine")
-r = page.result("fusion.versions")
-eb = page.result("fusion.eager_bytes").data
+m = page.result("machine.ceilings")
+r = page.result("fusing_by_hand.versions")
+eb = page.result("memory_bound.eager_bytes").data
 copy_gbps, peak = r.data["copy"]["gbps"], m.data["matmul"]["tflops"]
 flops = {"add_rmsnorm": eb["add_rmsnorm_intensity"]["flop_per_elem"], "swiglu": eb["swiglu_intensity"]["flop_per_elem"]}
 n = r.data["elements"]

@@ -1,7 +1,7 @@
 from kernelbook import page
 
-r = page.result("fusion.versions")
-laptop = page.result("fusion.versions", "nvidia-geforce-rtx-4060-laptop-gpu").data
+r = page.result("fusing_by_hand.versions")
+laptop = page.result("fusing_by_hand.versions", "nvidia-geforce-rtx-4060-laptop-gpu").data
 v = {(x["op"], x["key"]): x for x in r.data["versions"]}
 norm_t, sw_t = v[("add_rmsnorm", "triton")], v[("swiglu", "triton")]
 cut = 1 - sw_t["time"]["median"] / v[("swiglu", "eager")]["time"]["median"]

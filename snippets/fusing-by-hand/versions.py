@@ -1,7 +1,7 @@
 from kernelbook import page
 
-r = page.result("fusion.versions")
-laptop = page.result("fusion.versions", "nvidia-geforce-rtx-4060-laptop-gpu").data
+r = page.result("fusing_by_hand.versions")
+laptop = page.result("fusing_by_hand.versions", "nvidia-geforce-rtx-4060-laptop-gpu").data
 copy = r.data["copy"]
 labels = {("add_rmsnorm", "eager"): "add + RMSNorm: eager, as Qwen2 writes it",
           ("add_rmsnorm", "rms_norm"): "add + RMSNorm: eager with F.rms_norm",

@@ -1,9 +1,10 @@
-from kernelbook import claims, page
+from kernelbook import page
+from kernelbook.chapters.claims import ledger as claims
 from kernelbook.decode import report
 
-m = page.result("machine")
-fv = page.result("fusion.versions")
-eb = page.result("fusion.eager_bytes").data["chains"]["add_rmsnorm"]
+m = page.result("machine.ceilings")
+fv = page.result("fusing_by_hand.versions")
+eb = page.result("memory_bound.eager_bytes").data["chains"]["add_rmsnorm"]
 six = page.result("decode.six_ways").data
 frag = page.result("allocator.fragmentation").data["default"]["checkpoints"][-1]
 lap = page.result("decode.six_ways", claims.LAPTOP).data["variants"]

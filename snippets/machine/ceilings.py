@@ -1,7 +1,7 @@
 from kernelbook import page
 
-h200 = page.result("machine")
-laptop = page.result("machine", "nvidia-geforce-rtx-4060-laptop-gpu").data
+h200 = page.result("machine.ceilings")
+laptop = page.result("machine.ceilings", "nvidia-geforce-rtx-4060-laptop-gpu").data
 bw, mm = h200.data["bandwidth"], h200.data["matmul"]
 
 

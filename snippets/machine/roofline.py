@@ -3,7 +3,7 @@ import numpy as np
 
 from kernelbook import page
 
-r = page.result("machine")
+r = page.result("machine.ceilings")
 copy_gbps = r.data["bandwidth"]["copy"]["gbps"]
 peak_tflops = r.data["matmul"]["tflops"]
 ridge = r.data["ridge_flop_per_byte"]
@@ -15,7 +15,7 @@ fig, ax = plt.subplots(figsize=(6.4, 3.6))
 ax.loglog(intensity, attainable, lw=2, label=f"{page.machine_label(r)}: measured ceilings")
 ax.axvline(ridge, ls=":", c="gray")
 ax.annotate(f"ridge ≈ {ridge:.0f} FLOP/B", (ridge, peak_tflops / 4), xytext=(8, 0), textcoords="offset points")
-swiglu = page.result("fusion.eager_bytes").data["swiglu_intensity"]["fused_flop_per_byte"]  # FLOP per byte, fused
+swiglu = page.result("memory_bound.eager_bytes").data["swiglu_intensity"]["fused_flop_per_byte"]  # FLOP per byte, fused
 ax.scatter([swiglu], [swiglu * copy_gbps / 1e3], zorder=3, c="C3", label="SwiGLU activation, fused")
 ax.set_xlabel("arithmetic intensity (FLOP per byte of DRAM traffic)")
 ax.set_ylabel("attainable TFLOP/s")

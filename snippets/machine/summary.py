@@ -1,8 +1,8 @@
 from kernelbook import page
 
-r = page.result("machine")
+r = page.result("machine.ceilings")
 bw, mm, launch = r.data["bandwidth"], r.data["matmul"], r.data["launch"]
-laptop = page.result("machine", "nvidia-geforce-rtx-4060-laptop-gpu").data
+laptop = page.result("machine.ceilings", "nvidia-geforce-rtx-4060-laptop-gpu").data
 
 l2 = r.provenance.get("l2_bytes")
 chip = f"{r.provenance['sm_count']} SMs" + (f", {page.num(l2 / 2**20, 0)} MiB of L2" if l2 else "")

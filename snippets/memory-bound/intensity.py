@@ -1,9 +1,9 @@
 from kernelbook import page
 
-r = page.result("fusion.eager_bytes")
-m = page.result("machine")
-laptop = page.result("machine", "nvidia-geforce-rtx-4060-laptop-gpu").data
-article = page.result("fusion.eager_bytes", "nvidia-geforce-rtx-4060-laptop-gpu").data
+r = page.result("memory_bound.eager_bytes")
+m = page.result("machine.ceilings")
+laptop = page.result("machine.ceilings", "nvidia-geforce-rtx-4060-laptop-gpu").data
+article = page.result("memory_bound.eager_bytes", "nvidia-geforce-rtx-4060-laptop-gpu").data
 si = r.data["swiglu_intensity"]
 ridge = m.data["ridge_flop_per_byte"]
 

@@ -1,6 +1,6 @@
 from kernelbook import page
 
-r = page.result("fusion.eager_bytes")
+r = page.result("memory_bound.eager_bytes")
 rows, hidden = r.data["shape"]
 
 

@@ -1,6 +1,6 @@
 from kernelbook import page
 
-r = page.result("fusion.eager_bytes")
+r = page.result("memory_bound.eager_bytes")
 gbps = r.data["copy"]["gbps"]
 names = {"add_rmsnorm": "add + Qwen2RMSNorm", "swiglu": "SwiGLU"}
 rows = []

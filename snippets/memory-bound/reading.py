@@ -1,7 +1,7 @@
 from kernelbook import page
 
-r = page.result("fusion.eager_bytes")
-article = page.result("fusion.eager_bytes", "nvidia-geforce-rtx-4060-laptop-gpu").data
+r = page.result("memory_bound.eager_bytes")
+article = page.result("memory_bound.eager_bytes", "nvidia-geforce-rtx-4060-laptop-gpu").data
 gbps = r.data["copy"]["gbps"]
 norm = r.data["chains"]["add_rmsnorm"]
 ks = norm["kernels"]

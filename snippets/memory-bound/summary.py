@@ -1,7 +1,7 @@
 from kernelbook import page
 
-r = page.result("fusion.eager_bytes")
-laptop = page.result("fusion.eager_bytes", "nvidia-geforce-rtx-4060-laptop-gpu").data
+r = page.result("memory_bound.eager_bytes")
+laptop = page.result("memory_bound.eager_bytes", "nvidia-geforce-rtx-4060-laptop-gpu").data
 norm, sw = r.data["chains"]["add_rmsnorm"], r.data["chains"]["swiglu"]
 ratio = norm["bytes_per_elem"] / norm["fused_bytes_per_elem"]
 

@@ -1,7 +1,8 @@
-from kernelbook import page, sol_report
+from kernelbook import page
+from kernelbook.chapters.speed_of_light import report as sol_report
 
-r = page.result("sol.add_rmsnorm")
-OTHERS = ["one-row Triton", "torch.compile", "F.rms_norm", "Liger-Kernel"]
+r = page.result("speed_of_light.add_rmsnorm")
+OTHERS = ["one_row", "compiled", "rms_norm", "liger"]
 
 
 def config(c: list) -> str:  # (rows per program, warps, h stored late, weight loaded first)
@@ -11,13 +12,13 @@ def config(c: list) -> str:  # (rows per program, warps, h stored late, weight l
 rows = []
 for s in r.data["shapes"]:
     v = s["versions"]
-    best = v["multi-row Triton (best)"]
+    best = v["ours"]
     rows.append([
         sol_report.shape_text(s), page.num(s["bytes"] / 2**20, 1), s["timing"],
-        page.num(v["same-bytes copy"]["gbps"], 0),
+        page.num(v["copy"]["gbps"], 0),
         f"{page.num(best['gbps'], 0)} ({sol_report.share_cell(best)})", config(s["best_config"]),
-        sol_report.share_cell(v["same-bytes copy, kernel-sized programs"]),
-        sol_report.share_cell(v["multi-row Triton (heuristic)"]),
+        sol_report.share_cell(v["copy_tiled"]),
+        sol_report.share_cell(v["ours_heuristic"]),
         *[sol_report.share_cell(v[o]) if o in v else "—" for o in OTHERS],
         ("✓" if sol_report.met(s, r.experiment) else "✗") if sol_report.big(s) else "",
     ])

@@ -1,8 +1,9 @@
-from kernelbook import page, sol_report
+from kernelbook import page
+from kernelbook.chapters.speed_of_light import report as sol_report
 
-d = page.result("sol.add_rmsnorm").data
+d = page.result("speed_of_light.add_rmsnorm").data
 small = sorted({s["rows"] for s in d["shapes"] if s["small"]})
-copies = [s["versions"]["same-bytes copy"]["values"] for s in d["shapes"] if not s["small"]]
+copies = [s["versions"]["copy"]["values"] for s in d["shapes"] if not s["small"]]
 moved = max((max(v) - min(v)) / min(v) for v in copies)  # the copy's widest range over rounds, large shapes
 print(
     "Every version is captured in a CUDA graph and timed replaying it, so no version pays for its host side "
@@ -18,5 +19,5 @@ print(
     "the other versions, and the fastest median among them is reported. Percentages are each version's share of "
     "the same-bytes copy at that shape, measured in the same process. A goal mark (✓) needs at least "
     f"{page.pct(sol_report.GOAL_SHARE)} of the copy and a time ahead of "
-    f"{sol_report.rivals_text('sol.add_rmsnorm')}, at every shape that moves {sol_report.BIG_TEXT} or more."
+    f"{sol_report.rivals_text('speed_of_light.add_rmsnorm')}, at every shape that moves {sol_report.BIG_TEXT} or more."
 )

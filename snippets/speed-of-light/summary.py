@@ -1,10 +1,11 @@
-from kernelbook import page, sol_report
+from kernelbook import page
+from kernelbook.chapters.speed_of_light import report as sol_report
 
-r = page.result("sol.add_rmsnorm")
+r = page.result("speed_of_light.add_rmsnorm")
 big = [s for s in r.data["shapes"] if sol_report.big(s)]
-best = [s["versions"]["multi-row Triton (best)"] for s in big]
+best = [s["versions"]["ours"] for s in big]
 share = [b["share_of_copy"] for b in best]
-one_row = [s["versions"]["one-row Triton"]["share_of_copy"] for s in big]
+one_row = [s["versions"]["one_row"]["share_of_copy"] for s in big]
 at_goal = sum(sol_report.at_share(s, r.experiment) for s in big)
 ahead = sum(not sol_report.behind(s, r.experiment) for s in big)
 both = sum(sol_report.met(s, r.experiment) for s in big)
@@ -12,12 +13,12 @@ goal = page.pct(sol_report.GOAL_SHARE)
 gap = max(abs(a - b) for a, b in zip(share, one_row, strict=True)) * 100
 points = f"{gap:.0f} point{'' if round(gap) == 1 else 's'}"
 small = [s for s in r.data["shapes"] if s["small"]]
-small_share = [s["versions"]["multi-row Triton (best)"]["share_of_copy"] for s in small]
-small_tile = [s["versions"]["same-bytes copy, kernel-sized programs"]["share_of_copy"] for s in small]
+small_share = [s["versions"]["ours"]["share_of_copy"] for s in small]
+small_tile = [s["versions"]["copy_tiled"]["share_of_copy"] for s in small]
 small_gap = [t - x for t, x in zip(small_tile, small_share, strict=True)]
 
 # the same copy cut into programs of the kernel's tile, timed in the same rounds: program size without arithmetic
-tile = [s["versions"]["same-bytes copy, kernel-sized programs"]["share_of_copy"] for s in big]
+tile = [s["versions"]["copy_tiled"]["share_of_copy"] for s in big]
 lead, at = min(((b - t, s) for b, t, s in zip(share, tile, big, strict=True)), key=lambda p: p[0])
 tile_text = (f" A copy cut into programs as large as the kernel's tile, timed in the same rounds, reached "
              f"{min(tile) * 100:.0f}% to {max(tile) * 100:.0f}% of the best copy, ")

@@ -1,8 +1,9 @@
-from kernelbook import page, sol_report
-from kernelbook.sol_swiglu import PROBE
+from kernelbook import page
+from kernelbook.chapters.speed_of_light import report as sol_report
+from kernelbook.chapters.speed_of_light.swiglu import PROBE
 
-r = page.result("sol.swiglu")
-OURS = sol_report.OURS[r.experiment]
+r = page.result("speed_of_light.swiglu")
+OURS = sol_report.OURS
 RIVALS = sol_report.RIVALS[r.experiment]
 big = [s for s in r.data["shapes"] if sol_report.big(s)]
 

@@ -1,9 +1,10 @@
-from kernelbook import page, sol_report
+from kernelbook import page
+from kernelbook.chapters.speed_of_light import report as sol_report
 
-r = page.result("sol.swiglu")
+r = page.result("speed_of_light.swiglu")
 reg = next(s for s in r.data["shapes"] if "registers" in s)["registers"]  # read from the compiled kernel
 held = {d: sol_report.programs_per_sm(n, reg["warps"], reg["threads_per_sm"]) for d, n in reg["per_thread"].items()}
-OURS = sol_report.OURS[r.experiment]
+OURS = sol_report.OURS
 big = [s for s in r.data["shapes"] if sol_report.big(s)]
 over = [s for s in big if s["versions"][OURS]["share_of_copy"] > 1]  # ours faster than the copy
 by_ieee = sum(s["best_config"][2] for s in over)

@@ -1,9 +1,10 @@
-from kernelbook import page, sol_report
+from kernelbook import page
+from kernelbook.chapters.speed_of_light import report as sol_report
 
-r = page.result("sol.swiglu")
+r = page.result("speed_of_light.swiglu")
 RIVALS = sol_report.RIVALS[r.experiment]
-OURS = sol_report.OURS[r.experiment]
-CHECK = {"torch.compile": "compiled", "Liger-Kernel": "liger"}  # where each rival's comparison with eager is stored
+OURS = sol_report.OURS
+CHECK = {"compiled": "compiled", "liger": "liger"}  # where each rival's comparison with eager is stored
 big = [s for s in r.data["shapes"] if sol_report.big(s)]
 ours = [s["versions"][OURS] for s in big]
 rivals = [[s["versions"][o] for o in RIVALS if "ms" in s["versions"].get(o, {})] for s in big]

@@ -1,15 +1,16 @@
-from kernelbook import page, sol_report
+from kernelbook import page
+from kernelbook.chapters.speed_of_light import report as sol_report
 
-r = page.result("sol.swiglu")
-OTHERS = ["Triton (chapter's block)", "torch.compile", "Liger-Kernel", "eager"]
+r = page.result("speed_of_light.swiglu")
+OTHERS = ["chapter", "compiled", "liger", "eager"]
 
 
 rows = []
 for s in r.data["shapes"]:
     v = s["versions"]
-    best = v["Triton (best block)"]
+    best = v["ours"]
     rows.append([sol_report.shape_text(s), page.num(s["bytes"] / 2**20, 1), s["timing"],
-                 page.num(v["same-bytes copy"]["gbps"], 0),
+                 page.num(v["copy"]["gbps"], 0),
                  f"{page.num(best['gbps'], 0)} ({sol_report.share_cell(best)})",
                  sol_report.swiglu_config(s["best_config"]),
                  *[sol_report.share_cell(v[o]) if o in v else "—" for o in OTHERS],

@@ -1,7 +1,7 @@
 from kernelbook import page
 
-r = page.result("inductor.modes")
-laptop = page.result("inductor.modes", "nvidia-geforce-rtx-4060-laptop-gpu").data
+r = page.result("torch_compile.modes")
+laptop = page.result("torch_compile.modes", "nvidia-geforce-rtx-4060-laptop-gpu").data
 t = r.data["threshold"]
 sms, need = r.data["sm_count"], t["min_sms"]
 print(f"`is_big_gpu` wants **{need} SMs** (the line in this torch reads `{t['source_line']}`); this "

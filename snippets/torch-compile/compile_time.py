@@ -1,7 +1,7 @@
 from kernelbook import page
 
-r = page.result("inductor.compile_time")
-laptop = page.result("inductor.compile_time", "nvidia-geforce-rtx-4060-laptop-gpu").data
+r = page.result("torch_compile.compile_time")
+laptop = page.result("torch_compile.compile_time", "nvidia-geforce-rtx-4060-laptop-gpu").data
 six = page.result("decode.six_ways")  # the decode chapter compiles the 1.5B step in each mode, cold
 
 names = {"add_rmsnorm": "add + RMSNorm, 8,192 × 4,096", "mlp_1token": "MLP half, 1 token"}

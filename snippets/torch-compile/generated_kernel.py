@@ -1,7 +1,7 @@
-from kernelbook import inductor_code as ic
 from kernelbook import page
+from kernelbook.chapters.torch_compile import generated_code as ic
 
-r = page.result("inductor.codegen")
+r = page.result("torch_compile.codegen")
 norm = r.data["add_rmsnorm"]
 code = norm["code"]
 name = norm["summary"]["kernel_names"][0]

@@ -1,7 +1,7 @@
 from kernelbook import page
 
-r = page.result("inductor.graph_breaks")
-laptop = page.result("inductor.graph_breaks", "nvidia-geforce-rtx-4060-laptop-gpu").data
+r = page.result("torch_compile.graph_breaks")
+laptop = page.result("torch_compile.graph_breaks", "nvidia-geforce-rtx-4060-laptop-gpu").data
 dec = page.result("decode.constraints")  # torch._dynamo.explain of the decode chapter's static-cache step
 rows = []
 for key, label in (("plain", "add + RMSNorm"), ("checked", "add + RMSNorm with the .item() check")):

@@ -1,8 +1,8 @@
 from kernelbook import page
 
-r = page.result("inductor.codegen")
+r = page.result("torch_compile.codegen")
 s = r.data["add_rmsnorm"]["summary"]
-laptop = page.result("inductor.codegen", "nvidia-geforce-rtx-4060-laptop-gpu").data
+laptop = page.result("torch_compile.codegen", "nvidia-geforce-rtx-4060-laptop-gpu").data
 k = s["kernels"][0]
 rows, cols = r.data["add_rmsnorm"]["shapes"][0]
 consts = ", ".join(f"`{n} = {v:,}`" for n, v in k["constants"].items())

@@ -1,7 +1,7 @@
-from kernelbook import inductor_code as ic
 from kernelbook import page
+from kernelbook.chapters.torch_compile import generated_code as ic
 
-r = page.result("inductor.codegen")
+r = page.result("torch_compile.codegen")
 m = r.data["mlp_1token_max_autotune"]
 s = m["summary"]
 mm = [k for k in s["kernels"] if "_mm_" in k["name"] or k["name"].endswith("_mm")]

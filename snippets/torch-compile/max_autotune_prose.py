@@ -1,10 +1,10 @@
 from kernelbook import page
 
-r = page.result("inductor.codegen")
+r = page.result("torch_compile.codegen")
 six = page.result("decode.six_ways")  # the decode chapter profiled the whole 1.5B step compiled with max-autotune
 top = six.data["kernel_mix"]["compile_max_autotune"]["top"]
 fused_down = [k["name"] for k in top if "_mm_" in k["name"] and "silu" in k["name"]]
-laptop = page.result("inductor.codegen", "nvidia-geforce-rtx-4060-laptop-gpu").data
+laptop = page.result("torch_compile.codegen", "nvidia-geforce-rtx-4060-laptop-gpu").data
 s = r.data["mlp_1token_max_autotune"]["summary"]
 mm = [k for k in s["kernels"] if "_mm_" in k["name"] or k["name"].endswith("_mm")]
 ext = s["call"]["extern_calls"]

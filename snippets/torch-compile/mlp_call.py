@@ -1,7 +1,7 @@
-from kernelbook import inductor_code as ic
 from kernelbook import page
+from kernelbook.chapters.torch_compile import generated_code as ic
 
-r = page.result("inductor.codegen")
+r = page.result("torch_compile.codegen")
 mlp = r.data["mlp_1token"]
 call = mlp["summary"]["call"]
 print("```python\n" + ic.trim_call(mlp["code"]) + "\n```\n")

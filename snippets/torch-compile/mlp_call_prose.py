@@ -2,9 +2,9 @@ from collections import Counter
 
 from kernelbook import page
 
-r = page.result("inductor.codegen")
+r = page.result("torch_compile.codegen")
 call = r.data["mlp_1token"]["summary"]["call"]
-laptop = page.result("inductor.codegen", "nvidia-geforce-rtx-4060-laptop-gpu").data
+laptop = page.result("torch_compile.codegen", "nvidia-geforce-rtx-4060-laptop-gpu").data
 ext = Counter(call["extern_calls"])
 ext_text = " and ".join(f"{n} × `{op}`" for op, n in ext.items()) or "no extern calls"
 same = call["extern_calls"] == laptop["mlp_1token_extern"] and call["triton_launches"] == laptop[

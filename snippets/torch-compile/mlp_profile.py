@@ -1,7 +1,7 @@
-from kernelbook import inductor_code as ic
 from kernelbook import page
+from kernelbook.chapters.torch_compile import generated_code as ic
 
-r = page.result("inductor.mlp_profile")
+r = page.result("torch_compile.mlp_profile")
 by = r.data["by_tokens"]
 print(page.table(
     ["tokens", "eager kernels", "eager GPU µs", "compiled kernels", "compiled GPU µs", "GPU time saved",

@@ -1,8 +1,8 @@
 from kernelbook import page
 
-r = page.result("inductor.mlp_profile")
-machine = page.result("machine").data
-laptop = page.result("inductor.mlp_profile", "nvidia-geforce-rtx-4060-laptop-gpu").data
+r = page.result("torch_compile.mlp_profile")
+machine = page.result("machine.ceilings").data
+laptop = page.result("torch_compile.mlp_profile", "nvidia-geforce-rtx-4060-laptop-gpu").data
 one, big = r.data["by_tokens"]["1"], r.data["by_tokens"]["2048"]
 launch_us = machine["launch"]["host_enqueue_us"]["median"]
 removed = one["kernels_removed"]

@@ -1,6 +1,6 @@
 from kernelbook import page
 
-r = page.result("inductor.modes")
+r = page.result("torch_compile.modes")
 mix = page.result("decode.six_ways")  # kernels per decode step in each mode, from the decode chapter's profile
 flags = sorted({f for opts in r.data["options"].values() for f in opts})
 rows = []

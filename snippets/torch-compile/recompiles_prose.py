@@ -1,7 +1,7 @@
 from kernelbook import page
 
-r = page.result("inductor.recompiles")
-laptop = page.result("inductor.recompiles", "nvidia-geforce-rtx-4060-laptop-gpu").data
+r = page.result("torch_compile.recompiles")
+laptop = page.result("torch_compile.recompiles", "nvidia-geforce-rtx-4060-laptop-gpu").data
 calls = {c["tokens"]: c for c in r.data["calls"]}
 second = calls[2]
 later = [c for t, c in calls.items() if t > 2]

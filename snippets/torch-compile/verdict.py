@@ -1,11 +1,11 @@
 from kernelbook import page
 
-cg = page.result("inductor.codegen").data
-prof = page.result("inductor.mlp_profile").data["by_tokens"]
-ct = page.result("inductor.compile_time").data
-rc = {c["tokens"]: c for c in page.result("inductor.recompiles").data["calls"]}
-modes = page.result("inductor.modes").data
-lap = {n: page.result(f"inductor.{n}", "nvidia-geforce-rtx-4060-laptop-gpu").data
+cg = page.result("torch_compile.codegen").data
+prof = page.result("torch_compile.mlp_profile").data["by_tokens"]
+ct = page.result("torch_compile.compile_time").data
+rc = {c["tokens"]: c for c in page.result("torch_compile.recompiles").data["calls"]}
+modes = page.result("torch_compile.modes").data
+lap = {n: page.result(f"torch_compile.{n}", "nvidia-geforce-rtx-4060-laptop-gpu").data
        for n in ("codegen", "mlp_profile", "compile_time", "recompiles", "modes")}
 
 

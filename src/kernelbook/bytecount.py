@@ -32,6 +32,11 @@ def tensor_bytes(t: torch.Tensor) -> int:
     return t.element_size() * math.prod(s for s, st in zip(t.shape, t.stride(), strict=True) if st != 0)
 
 
+def fused_bytes(reads: list[torch.Tensor], writes: list[torch.Tensor]) -> int:
+    """Bytes a single fused kernel must move: every input read once, every output written once."""
+    return sum(map(tensor_bytes, reads)) + sum(map(tensor_bytes, writes))
+
+
 def launches_kernel(func: torch._ops.OpOverload) -> bool:
     """False for views and aliases (they return metadata over existing memory) and bare allocations."""
     return not (func.is_view or func.name() in _ALLOCATIONS)

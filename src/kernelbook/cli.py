@@ -9,16 +9,10 @@
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from kernelbook import paths, store
+from kernelbook import paths, runner, store
 from kernelbook.registry import EXPERIMENTS, UnknownExperiment, get
 
 
@@ -42,7 +36,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    machine = args.machine or paths.primary_machine()
+    machine = paths.check_machine(args.machine, "--machine") if args.machine else paths.primary_machine()
     bad = []
     for e in EXPERIMENTS:
         try:
@@ -53,7 +47,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         except store.StoreError as err:
             bad.append(f"CORRUPT  {e.name}: {err}")
             continue
-        if res.stale:
+        if res.published:
+            bad.append(f"MISSING  {e.name}: {paths.display(res.path)} holds published figures, not a run measured on "
+                       f"{machine}")
+        elif res.stale:
             bad.append(f"STALE    {e.name}: code changed since it was measured ({', '.join(res.changed)})")
     if not bad:
         print(f"kernelbook check: all {len(EXPERIMENTS)} experiments have fresh results on {machine}")
@@ -65,16 +62,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1
 
 
-def _gpu_slug() -> str | None:
-    """This machine's GPU slug, asked of a subprocess so that the parent never initialises CUDA."""
-    code = "import torch,sys; sys.stdout.write(torch.cuda.get_device_name(0) if torch.cuda.is_available() else '')"
-    try:
-        name = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return paths.machine_slug(name) if name.strip() else None
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     try:
         exps = list(EXPERIMENTS) if args.all else [get(n) for n in args.names]
@@ -82,15 +69,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _err(str(e))
     if not exps:
         return _err("name at least one experiment, or --all")
-    slug = _gpu_slug()
+    machine = paths.check_machine(args.machine, "--machine") if args.machine else None
+    slug = runner.gpu_slug()
     if slug is None:
         return _err("no CUDA GPU here: experiments measure a GPU; on a laptop, `mkdocs serve` replays stored results")
-    machine = args.machine or slug
+    machine = machine or slug
     failed = []
     for i, e in enumerate(exps, 1):
         print(f"[{i}/{len(exps)}] {e.name}: {e.title} ...", flush=True)
         t0 = time.perf_counter()
-        ok, msg = run_one(e.name, machine, args.timeout or e.timeout_s)
+        ok, msg = runner.run_one(e.name, machine, args.timeout or e.timeout_s)
         status = "ok" if ok else "FAILED"
         print(f"[{i}/{len(exps)}] {e.name}: {status} in {time.perf_counter() - t0:.1f} s{'  ' + msg if msg else ''}",
               flush=True)
@@ -102,40 +90,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_one(name: str, machine: str, timeout_s: float) -> tuple[bool, str]:
-    """Measure one experiment in a child process; store its result only if the child finished cleanly."""
-    with tempfile.TemporaryDirectory(prefix="kernelbook-") as tmp:
-        out = Path(tmp) / "result.json"
-        cmd = [sys.executable, "-m", "kernelbook", "_child", name, str(out)]
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        try:
-            proc = subprocess.run(cmd, env=env, timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            return False, f"(timed out after {timeout_s:.0f} s)"
-        if proc.returncode != 0:
-            return False, f"(exit status {proc.returncode})"
-        try:
-            rec = json.loads(out.read_text())
-        except (OSError, json.JSONDecodeError) as e:
-            return False, f"(child wrote no readable result: {e})"
-        path = store.save(name, machine, rec["data"], rec["provenance"])
-        return True, f"-> {paths.display(path)}"
-
-
 def cmd_child(args: argparse.Namespace) -> int:
-    """Runs inside the subprocess: provenance, the measurement, provenance again, one JSON file."""
-    from kernelbook import provenance
-
-    e = get(args.name)
-    prov = provenance.start()
-    h, files = store.code_hash(e)
-    module, func = e.entry.split(":")
-    t0 = time.perf_counter()
-    data = getattr(importlib.import_module(module), func)()
-    prov = provenance.finish({**prov, "experiment": e.name, "code_hash": h, "source_hashes": files},
-                             time.perf_counter() - t0)
-    Path(args.out).write_text(json.dumps({"data": data, "provenance": prov}, allow_nan=False))
-    return 0
+    return runner.child(args.name, args.out)
 
 
 def cmd_notebooks(args: argparse.Namespace) -> int:
@@ -183,5 +139,5 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (UnknownExperiment, store.StoreError) as e:
+    except (UnknownExperiment, store.StoreError, paths.BadMachineName) as e:
         return _err(str(e))

@@ -1,7 +1,7 @@
 """The page API: what a markdown-exec block on the site calls to show a stored result.
 
     from kernelbook import page
-    r = page.result("machine")          # measured on the primary machine; measures first in measure/auto mode
+    r = page.result("machine.ceilings")          # measured on the primary machine; measures first in measure/auto mode
     print(page.table(["what", "value"], [["copy", page.num(r.data["bandwidth"]["copy"]["gbps"], 0)]]))
     print(page.provenance(r))
 
@@ -23,7 +23,8 @@ import math
 import os
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from kernelbook import paths, store
@@ -32,14 +33,19 @@ from kernelbook.registry import get
 MODES = ("replay", "measure", "auto")
 _measured: set[str] = set()
 _gpu: str | None | bool = False  # False: not asked yet
+_shown: list[dict[tuple[str, str], store.Result]] = [{}]  # results read while building the current page, by reader
+
+
+class MeasureError(RuntimeError):
+    """Measure mode on a machine that cannot measure the site's numbers: the build must fail, not replay."""
 
 
 def _gpu_slug() -> str | None:
     global _gpu
     if _gpu is False:
-        from kernelbook.cli import _gpu_slug as ask
+        from kernelbook.runner import gpu_slug
 
-        _gpu = ask()
+        _gpu = gpu_slug()
     return _gpu  # type: ignore[return-value]
 
 
@@ -52,32 +58,76 @@ def mode() -> str:
     return "auto" if _gpu_slug() == paths.primary_machine() else "replay"
 
 
-def _measure(name: str) -> None:
-    from kernelbook.cli import run_one
+def _measure(name: str, machine: str) -> None:
+    from kernelbook.runner import run_one
 
-    slug = _gpu_slug()
-    if slug is None:
-        raise RuntimeError(f"KERNELBOOK_MODE=measure but no CUDA GPU is visible to measure {name}")
     exp = get(name)
-    print(f"kernelbook: measuring {name} on {slug} ...", file=sys.stderr, flush=True)
-    ok, msg = run_one(name, slug, exp.timeout_s)
+    print(f"kernelbook: measuring {name} on {machine} ...", file=sys.stderr, flush=True)
+    ok, msg = run_one(name, machine, exp.timeout_s)
     _measured.add(name)
     if not ok:
-        raise RuntimeError(f"measuring {name} failed {msg}")
+        raise MeasureError(f"measuring {name} on {machine} failed {msg}")
+
+
+def _wants_measuring(name: str, machine: str) -> bool:
+    m = mode()
+    if m == "replay" or name in _measured:
+        return False
+    slug = _gpu_slug()
+    if m == "measure":
+        if machine != paths.primary_machine():
+            return False  # other machines' columns are shown as stored
+        if slug is None:
+            raise MeasureError(f"KERNELBOOK_MODE=measure but no CUDA GPU is visible to measure {name}; a build "
+                               f"from stored results is KERNELBOOK_MODE=replay")
+        if slug != machine:
+            raise MeasureError(f"KERNELBOOK_MODE=measure on {slug}, but the site shows {machine}: measure there, or "
+                               f"set KERNELBOOK_MACHINE={slug} to build this GPU's site")
+        return True
+    return slug == machine and store.status(name, machine) in (store.MISSING, store.STALE)
 
 
 def result(name: str, machine: str | None = None) -> store.Result:
     """The result of `name` on `machine` (default: the primary machine), measured first where the mode says so."""
-    machine = machine or paths.primary_machine()
-    m = mode()
-    if m != "replay" and name not in _measured and machine == _gpu_slug():
-        if m == "measure" or store.status(name, machine) in (store.MISSING, store.STALE):
-            _measure(name)
+    machine = paths.primary_machine() if machine is None else machine
+    if _wants_measuring(name, machine):
+        _measure(name, machine)
     res = store.load(name, machine)
     if res.stale:
         print(f"kernelbook: STALE result shown: {name} on {machine} (changed: {', '.join(res.changed)}); "
               f"re-measure with `python -m kernelbook run {name}`", file=sys.stderr, flush=True)
+    note(res)
     return res
+
+
+def note(res: store.Result) -> None:
+    """Count res as shown by whatever is being built (the current page, or a reading() block)."""
+    for seen in _shown:
+        seen[(res.experiment, res.machine)] = res
+
+
+def begin_page() -> None:
+    """A new page starts: forget which results the last one showed."""
+    _shown[0] = {}
+
+
+def shown() -> list[store.Result]:
+    """The results the current page has read so far, in the order first read."""
+    return list(_shown[0].values())
+
+
+@contextmanager
+def reading() -> Iterator[list[store.Result]]:
+    """Collects the results read inside the block (a chapter's facts), so that a cached value can count them as
+    shown again on every page that uses it."""
+    seen: dict[tuple[str, str], store.Result] = {}
+    got: list[store.Result] = []
+    _shown.append(seen)
+    try:
+        yield got
+    finally:
+        _shown.remove(seen)
+        got.extend(seen.values())
 
 
 def results(name: str) -> dict[str, store.Result]:
@@ -86,8 +136,20 @@ def results(name: str) -> dict[str, store.Result]:
     out = {primary: result(name)}
     for m in store.machines():
         if m != primary and store.status(name, m) not in (store.MISSING, store.CORRUPT):
-            out[m] = store.load(name, m)
+            out[m] = result(name, m)
     return dict(sorted(out.items(), key=lambda kv: (kv[0] != primary, kv[1].published, kv[0])))
+
+
+def warning(results: Iterable[store.Result]) -> str:
+    """A warning box naming every stale result among `results` (empty if none): what a page shows at its top."""
+    stale = [r for r in results if r.stale]
+    if not stale:
+        return ""
+    names = " ".join(sorted({r.experiment for r in stale}))
+    items = "".join(f"<li><code>{r.experiment}</code> on {r.machine}: {', '.join(r.changed)}</li>" for r in stale)
+    return (f'<div class="admonition danger kb-stale"><p class="admonition-title">Stale numbers on this page</p>'
+            f"<p>Some numbers below come from results whose code changed after they were measured:</p><ul>{items}"
+            f"</ul><p>Re-measure with <code>python -m kernelbook run {names}</code>.</p></div>\n")
 
 
 # ---- formatting ---------------------------------------------------------------------------------------------------

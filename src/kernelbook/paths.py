@@ -41,13 +41,28 @@ def _pyproject(path: Path) -> dict:
         return {}
 
 
+MACHINE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # a slug: results/<machine>/ and nothing outside it
+
+
+class BadMachineName(ValueError):
+    pass
+
+
+def check_machine(name: str, where: str = "machine name") -> str:
+    """`name` if it is a machine slug (lower-case letters, digits and single dashes), else one clear error."""
+    if not isinstance(name, str) or not MACHINE_NAME.fullmatch(name):
+        raise BadMachineName(f"{where} {name!r} is not a machine slug (lower-case letters, digits and dashes, as "
+                             f"`python -m kernelbook list` prints them, e.g. nvidia-h200)")
+    return name
+
+
 def primary_machine() -> str:
     """The machine whose results the site shows first: $KERNELBOOK_MACHINE, else pyproject's [tool.kernelbook]."""
     env = os.environ.get("KERNELBOOK_MACHINE")
-    if env:
-        return env
+    if env is not None:
+        return check_machine(env, "KERNELBOOK_MACHINE")
     conf = _pyproject(root() / "pyproject.toml").get("tool", {}).get("kernelbook", {})
-    return conf.get("primary-machine", DEFAULT_PRIMARY)
+    return check_machine(conf.get("primary-machine", DEFAULT_PRIMARY), "pyproject's primary-machine")
 
 
 def machine_slug(gpu_name: str) -> str:

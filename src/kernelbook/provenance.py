@@ -64,7 +64,8 @@ def versions() -> dict[str, str | None]:
     import torch
 
     return {"python": platform.python_version(), "torch": torch.__version__, "cuda": torch.version.cuda,
-            "triton": _version("triton"), "transformers": _version("transformers"), "platform": platform.platform()}
+            "triton": _version("triton"), "transformers": _version("transformers"),
+            "liger_kernel": _version("liger-kernel"), "platform": platform.platform()}
 
 
 def start() -> dict[str, object]:

@@ -1,9 +1,14 @@
-"""The result store: results/<machine>/<experiment>.json, each the data of one run and where it came from.
+"""The result store: every run of every experiment, with where it came from.
 
-A record is {"schema": 1, "experiment", "machine", "kind", "data", "provenance"}. kind "measured" records carry
-the code hash of the experiment's declared sources; kind "published" records quote figures published elsewhere
-(the source article's RTX 4060 Laptop numbers) and carry their citation instead. Writes go to a temporary file in
-the same folder and are renamed over the old one, so an interrupted run never damages an earlier result.
+    results/<machine>/<experiment>/<run>.json     one measured run; <run> is its UTC start, 20261201T071203Z
+    results/<machine>/<experiment>/published.json figures published elsewhere (the article's RTX 4060 Laptop)
+
+A record is {"schema": 1, "experiment", "machine", "kind", "data", "provenance"}. A measured record's provenance
+names the files whose code ran (`source_hashes`: path -> hash of its bytes, recorded by the runner); the run is
+*fresh* while every one of them still hashes the same and it covers the files the registry declares, else *stale*.
+Runs of older code stay in the folder as the experiment's history; `load` returns the newest fresh run, or the
+newest run if none is fresh. Writes go to a temporary file in the same folder and are renamed into place, so an
+interrupted run never damages a stored one.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,28 +27,46 @@ from kernelbook.registry import Experiment, get
 
 SCHEMA = 1
 FRESH, STALE, MISSING, PUBLISHED, CORRUPT = "fresh", "stale", "missing", "published", "corrupt"
+PUBLISHED_FILE = "published.json"
+RUN_FILE = re.compile(r"\d{8}T\d{6}Z(?:-\d+)?\.json")
 
 
 class StoreError(RuntimeError):
     """A results file that cannot be read or trusted; the message names the file."""
 
 
-def file_hashes(sources: tuple[str, ...], root: Path | None = None) -> dict[str, str]:
+def file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def file_hashes(files: list[str] | tuple[str, ...], root: Path | None = None) -> dict[str, str]:
+    """{path: hash} for files relative to the repository root; a file that does not exist is an error."""
     root = root or paths.root()
     out = {}
-    for rel in sources:
+    for rel in sorted(set(files)):
         p = root / rel
         if not p.is_file():
-            raise StoreError(f"declared source {rel} does not exist")
-        out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()[:16]
+            raise StoreError(f"source {rel} does not exist")
+        out[rel] = file_hash(p)
     return out
 
 
-def code_hash(exp: Experiment, root: Path | None = None) -> tuple[str, dict[str, str]]:
-    """(hash of all declared sources, per-file hashes): what decides whether a stored result is stale."""
-    files = file_hashes(exp.sources, root)
-    h = hashlib.sha256("\n".join(f"{k} {v}" for k, v in sorted(files.items())).encode()).hexdigest()[:16]
-    return h, files
+def combined_hash(files: dict[str, str]) -> str:
+    """One hash over {path: hash}: the code hash a provenance line shows."""
+    return hashlib.sha256("\n".join(f"{k} {v}" for k, v in sorted(files.items())).encode()).hexdigest()[:16]
+
+
+def changed_sources(exp: Experiment, recorded: dict[str, str], root: Path | None = None) -> list[str]:
+    """The files that make a run with these recorded hashes stale: recorded ones that changed or are gone, and
+    declared ones the run did not record."""
+    root = root or paths.root()
+    changed = []
+    for rel, h in sorted(recorded.items()):
+        p = root / rel
+        if not p.is_file() or file_hash(p) != h:
+            changed.append(rel if p.is_file() else f"{rel} (removed)")
+    changed += [f"{rel} (not recorded)" for rel in exp.declared if rel not in recorded]
+    return changed
 
 
 @dataclass
@@ -54,7 +78,7 @@ class Result:
     provenance: dict[str, Any]
     path: Path
     status: str = FRESH
-    changed: list[str] = field(default_factory=list)  # declared sources that changed since the measurement
+    changed: list[str] = field(default_factory=list)  # sources that changed since the measurement
 
     @property
     def stale(self) -> bool:
@@ -64,49 +88,103 @@ class Result:
     def published(self) -> bool:
         return self.kind == "published"
 
+    @property
+    def run(self) -> str:
+        return self.path.stem
 
-def result_path(machine: str, name: str) -> Path:
-    """Where the record of `name` on `machine` is (the first results folder holding it), or would be written."""
-    for d in paths.results_dirs():
-        if (d / machine / f"{name}.json").is_file():
-            return d / machine / f"{name}.json"
-    return paths.results_dir() / machine / f"{name}.json"
+
+def experiment_dirs(machine: str, name: str) -> list[Path]:
+    paths.check_machine(machine)
+    return [d / machine / name for d in paths.results_dirs()]
+
+
+def experiment_dir(machine: str, name: str) -> Path:
+    """Where the runs of `name` on `machine` are: the first results folder that holds any, else the first."""
+    for d in experiment_dirs(machine, name):
+        if d.is_dir() and any(d.glob("*.json")):
+            return d
+    return experiment_dirs(machine, name)[0]
 
 
 def machines() -> list[str]:
-    return sorted({p.name for d in paths.results_dirs() if d.is_dir() for p in d.iterdir() if p.is_dir()})
+    found = set()
+    for d in paths.results_dirs():
+        if d.is_dir():
+            found |= {p.name for p in d.iterdir() if p.is_dir() and paths.MACHINE_NAME.fullmatch(p.name)}
+    return sorted(found)
 
 
 def _read(path: Path) -> dict:
     try:
-        rec = json.loads(path.read_text())
+        rec = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise StoreError(f"{paths.display(path)}: not UTF-8 text (byte {e.start}); re-measure or restore it from "
+                         f"git") from e
     except json.JSONDecodeError as e:
-        raise StoreError(f"{path}: not valid JSON ({e.msg}, line {e.lineno}); re-measure or restore it from git") from e
+        raise StoreError(f"{paths.display(path)}: not valid JSON ({e.msg}, line {e.lineno}); re-measure or restore "
+                         f"it from git") from e
+    except OSError as e:
+        raise StoreError(f"{paths.display(path)}: cannot be read ({e.strerror})") from e
     if not isinstance(rec, dict) or rec.get("schema") != SCHEMA or "data" not in rec or "kind" not in rec:
-        raise StoreError(f"{path}: not a kernelbook result (schema {SCHEMA} with kind and data expected)")
+        raise StoreError(f"{paths.display(path)}: not a kernelbook result (schema {SCHEMA} with kind and data "
+                         f"expected)")
+    if rec["kind"] not in ("measured", "published"):
+        raise StoreError(f"{paths.display(path)}: kind {rec['kind']!r} is neither 'measured' nor 'published'")
+    if not isinstance(rec.get("provenance", {}), dict):
+        raise StoreError(f"{paths.display(path)}: provenance is not an object")
     return rec
 
 
-def load(name: str, machine: str | None = None) -> Result:
-    """The stored result of experiment `name` on `machine` (default: the primary), with its fresh/stale status."""
-    exp = get(name)
-    machine = machine or paths.primary_machine()
-    path = result_path(machine, name)
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"no stored result for {name} on {machine} ({paths.display(path)}); "
-            f"measure it on that GPU with `python -m kernelbook run {name}`")
+def _result(exp: Experiment, machine: str, path: Path) -> Result:
     rec = _read(path)
-    res = Result(name, machine, rec["kind"], rec["data"], rec.get("provenance", {}), path)
+    named = rec.get("experiment")
+    if named not in (exp.name, *exp.previous):
+        raise StoreError(f"{paths.display(path)}: holds experiment {named!r}, not {exp.name!r}")
+    if (path.name == PUBLISHED_FILE) != (rec["kind"] == "published"):
+        raise StoreError(f"{paths.display(path)}: kind {rec['kind']!r} in a file named {path.name}; published "
+                         f"figures go in {PUBLISHED_FILE}, measured runs in <UTC start>.json")
+    res = Result(exp.name, machine, rec["kind"], rec["data"], rec.get("provenance", {}), path)
     if res.published:
         res.status = PUBLISHED
         return res
-    now, files = code_hash(exp)
-    if rec.get("provenance", {}).get("code_hash") != now:
-        old = rec.get("provenance", {}).get("source_hashes", {})
-        res.status = STALE
-        res.changed = sorted(k for k in set(files) | set(old) if files.get(k) != old.get(k))
+    recorded = res.provenance.get("source_hashes")
+    if not isinstance(recorded, dict) or not recorded or not all(isinstance(v, str) for v in recorded.values()):
+        raise StoreError(f"{paths.display(path)}: provenance.source_hashes is missing or not a map of file hashes")
+    res.changed = changed_sources(exp, recorded)
+    res.status = STALE if res.changed else FRESH
     return res
+
+
+def runs(name: str, machine: str | None = None) -> list[Result]:
+    """Every stored run of `name` on `machine`, oldest first, each with its fresh/stale status (published records
+    are not runs)."""
+    exp = get(name)
+    machine = paths.primary_machine() if machine is None else machine
+    d = experiment_dir(machine, name)
+    files = sorted(p for p in d.glob("*.json") if RUN_FILE.fullmatch(p.name)) if d.is_dir() else []
+    return [_result(exp, machine, p) for p in files]
+
+
+def load(name: str, machine: str | None = None) -> Result:
+    """The result of `name` on `machine` (default: the primary) that pages show: its published figures if that
+    machine's are published, else its newest fresh run, else its newest run (stale)."""
+    exp = get(name)
+    machine = paths.primary_machine() if machine is None else machine
+    d = experiment_dir(machine, name)
+    if (d / PUBLISHED_FILE).is_file():
+        return _result(exp, machine, d / PUBLISHED_FILE)
+    if d.is_dir():
+        strays = [p.name for p in d.glob("*.json") if not RUN_FILE.fullmatch(p.name)]
+        if strays:
+            raise StoreError(f"{paths.display(d)}: {', '.join(sorted(strays))} is neither a run (<UTC start>.json) "
+                             f"nor {PUBLISHED_FILE}; move it out of the results folder")
+    found = runs(name, machine)
+    if not found:
+        raise FileNotFoundError(
+            f"no stored result for {name} on {machine} ({paths.display(d)}/); "
+            f"measure it on that GPU with `python -m kernelbook run {name}`")
+    fresh = [r for r in found if r.status == FRESH]
+    return (fresh or found)[-1]
 
 
 def status(name: str, machine: str) -> str:
@@ -118,14 +196,31 @@ def status(name: str, machine: str) -> str:
         return CORRUPT
 
 
+def run_id(started_utc: str) -> str:
+    """'2026-12-01T07:12:03+00:00' -> '20261201T071203Z'."""
+    digits = re.sub(r"[^0-9T]", "", started_utc.split("+")[0])
+    if not re.fullmatch(r"\d{8}T\d{6}", digits):
+        raise StoreError(f"started_utc {started_utc!r} is not an ISO time in seconds")
+    return digits + "Z"
+
+
 def save(name: str, machine: str, data: Any, provenance: dict[str, Any], kind: str = "measured") -> Path:
-    """Write atomically: a temp file in the target folder, fsync, rename over the old record."""
-    path = paths.results_dir() / machine / f"{name}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write one run (or the published record) atomically: a temp file in the target folder, fsync, rename."""
+    get(name)
+    paths.check_machine(machine)
+    folder = paths.results_dir() / machine / name
+    if kind == "published":
+        path = folder / PUBLISHED_FILE
+    else:
+        stem = run_id(str(provenance.get("started_utc", "")))
+        path, n = folder / f"{stem}.json", 1
+        while path.exists():
+            path, n = folder / f"{stem}-{n}.json", n + 1
     rec = {"schema": SCHEMA, "experiment": name, "machine": machine, "kind": kind,
            "provenance": provenance, "data": data}
     text = json.dumps(rec, indent=1, sort_keys=False, allow_nan=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=path.parent)
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)

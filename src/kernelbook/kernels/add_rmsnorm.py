@@ -3,6 +3,7 @@
 The rounding follows Hugging Face's Qwen2 code step for step, so the result can be compared with eager PyTorch:
 the new residual is rounded to the input dtype (it is a tensor in eager code), the norm is taken in fp32 from that
 rounded residual, the normalised value is rounded to the input dtype, and only then multiplied by the weight.
+`qwen2_add_rmsnorm` is that eager code itself, Hugging Face's module, which every experiment checks against.
 """
 
 from __future__ import annotations
@@ -10,6 +11,26 @@ from __future__ import annotations
 import torch
 import triton
 import triton.language as tl
+from transformers.models.qwen2.modeling_qwen2 import Qwen2RMSNorm
+
+
+# --8<-- [start:eager]
+def make_qwen2_norm(hidden: int, device: str | torch.device, dtype: torch.dtype = torch.bfloat16,
+                    eps: float = 1e-6, seed: int = 0) -> Qwen2RMSNorm:
+    """Hugging Face's own Qwen2RMSNorm with a seeded random weight (ones would hide the weight multiply)."""
+    norm = Qwen2RMSNorm(hidden, eps)
+    gen = torch.Generator().manual_seed(seed + hidden)
+    with torch.no_grad():
+        norm.weight.copy_(1.0 + 0.1 * torch.randn(hidden, generator=gen))
+    return norm.to(device=device, dtype=dtype).requires_grad_(False)  # inference: no autograd graph to compile
+
+
+def qwen2_add_rmsnorm(x: torch.Tensor, residual: torch.Tensor, norm: Qwen2RMSNorm
+                      ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The residual add and the norm as a Qwen2 decoder layer runs them: (new residual, normalised)."""
+    h = x + residual  # (rows, hidden)
+    return h, norm(h)
+# --8<-- [end:eager]
 
 
 # --8<-- [start:ref]

@@ -19,9 +19,11 @@ import triton.language as tl
 BLOCK = 1024  # elements per program
 
 
+# --8<-- [start:ref]
 def swiglu_ref(g: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
-    """Plain PyTorch: silu(g) * u, as a Qwen2 MLP writes it."""
+    """Plain PyTorch: silu(g) * u, as a Qwen2 MLP writes it (eager PyTorch itself: every experiment's reference)."""
     return F.silu(g) * u
+# --8<-- [end:ref]
 
 
 # --8<-- [start:kernel]

@@ -1,0 +1,1 @@
+"""The claims, checked: every claim of the source article against the stored results (docs/claims.md)."""

@@ -1,0 +1,353 @@
+"""decode_far.ladder: how far a batch-1 decode step goes, one change at a time, on the decode chapter's model.
+
+In order: (1) the matvec kernels are tuned on this GPU, each site over all 28 layers' real weights in one CUDA
+graph, so the weights come from memory and not from L2, and for the fused steps every site is tuned again inside
+the whole step; (2) the plain static-cache graph (Hugging Face's step, captured by hand) and every step of
+fast.STEPS are built, each captured in one CUDA graph; (3) every one is checked teacher-forced against eager
+StaticCache with the decode chapter's tolerance (three times bf16's own distance from fp32) before anything is
+timed; (4) interleaved rounds time each step as the decode chapter does.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+import torch
+
+from kernelbook.decode import fast
+from kernelbook.decode import variants as V
+from kernelbook.decode.harness import (
+    Buffers,
+    Decoder,
+    generate,
+    make_static_cache,
+    prefill,
+    reset_static_cache,
+)
+from kernelbook.decode.measure import (
+    CHECK_STEPS,
+    ROUNDS,
+    TIMED_STEPS,
+    TOL_FACTOR,
+    WARM_STEPS,
+    compare,
+    copy_gbps,
+    timed_then_profiled,
+    tolerance,
+    yardstick_model,
+)
+from kernelbook.decode.model import QWEN25_15B, weight_bytes
+from kernelbook.kernels.decode_attention import decode_attention, workspace
+from kernelbook.kernels.matvec import matvec, pdl_supported
+from kernelbook.kernels.matvec_pair import qkv_rope, swiglu_pair
+
+BASELINE = "cuda_graph"  # the decode chapter's hand-captured graph of Hugging Face's step
+# (block rows or pairs, block_k, warps) tried per site: K = 1536 for all but down (K = 8960)
+WIDE = tuple((b, k, w) for b in (1, 2, 4, 8) for k in (512, 1024, 2048) for w in (4, 8))
+DEEP = tuple((b, k, w) for b in (1, 2, 4) for k in (1024, 2048, 16384) for w in (4, 8))
+# attention: (slots per block, splits, warps); one split is one launch, more add a merge launch
+SPLIT = ((8, 64, 2), (16, 32, 2), (16, 32, 4), (32, 16, 4), (64, 8, 4), (64, 1, 4), (64, 1, 8), (128, 1, 8))
+TUNE_POS = 63  # the attention site is timed at 64 filled slots (or every slot of a smaller cache)
+TUNE_REP_MS = 40
+LOOP_STEPS = 40
+
+
+def tune_pos(pk: fast.Packed) -> int:
+    """The position attention is tuned at: TUNE_POS, within the cache's slots (cos has one row per slot)."""
+    return min(TUNE_POS, pk.cos.shape[0] - 1)
+
+
+# --8<-- [start:tune]
+def site_launches(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> tuple[list, int]:
+    """One launch per layer (four of the output projection) of `site`'s kernel with config `cfg`, on scratch
+    inputs, and the weight bytes one launch reads."""
+    dev, dt, eps = pk.embed.device, pk.embed.dtype, pk.eps
+    hidden = pk.embed.shape[1]
+    g = torch.Generator(device=dev).manual_seed(1)
+    x = torch.randn(hidden, device=dev, generator=g).to(dt)
+    inter = pk.layers[0].w_gate_up.shape[0] // 2
+    act = torch.randn(inter, device=dev, generator=g).to(dt)
+    att = torch.randn(pk.q_heads * pk.head_dim, device=dev, generator=g).to(dt)
+    res = torch.zeros(hidden, device=dev, dtype=dt)
+    pos = torch.zeros(1, dtype=torch.long, device=dev)
+    kc, vc = torch.empty_like(pk.layers[0].k_cache), torch.empty_like(pk.layers[0].v_cache)
+    if site == "attention":
+        at, work = torch.tensor([tune_pos(pk)], device=dev), workspace(pk.q_heads, pk.head_dim, cfg[1], dev)
+        kv_bytes = 2 * pk.kv_heads * (tune_pos(pk) + 1) * pk.head_dim * pk.embed.element_size()
+        return [(lambda lw=lw: decode_attention(att, lw.k_cache, lw.v_cache, at, config=cfg, work=work))
+                for lw in pk.layers], kv_bytes
+    calls = {
+        "qkv": lambda lw: matvec(x, lw.w_qkv, lw.b_qkv, config=cfg),
+        "o": lambda lw: matvec(att, lw.w_o, residual=res, config=cfg),
+        "gate_up": lambda lw: matvec(x, lw.w_gate_up, config=cfg),
+        "down": lambda lw: matvec(act, lw.w_down, residual=res, config=cfg),
+        "qkv_rope": lambda lw: qkv_rope(x, lw.w_qkv, lw.b_qkv, lw.ln1, pk.cos, pk.sin, pos, kc, vc, pk.q_heads,
+                                        eps=eps, config=cfg),
+        "swiglu": lambda lw: swiglu_pair(x, lw.w_gate_up, lw.ln2, eps=eps, config=cfg),
+    }
+    if site == "lm_head":
+        return [lambda: matvec(x, pk.embed, norm_weight=pk.norm, eps=eps, config=cfg)] * 4, pk.embed.nbytes
+    w = {"qkv": "w_qkv", "qkv_rope": "w_qkv", "o": "w_o", "gate_up": "w_gate_up", "swiglu": "w_gate_up",
+         "down": "w_down"}[site]
+    return [(lambda lw=lw: calls[site](lw)) for lw in pk.layers], getattr(pk.layers[0], w).nbytes
+
+
+def time_site(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> dict[str, Any]:
+    """µs per launch and weight GB/s, the launches replayed from one CUDA graph (launch gaps included)."""
+    from triton.testing import do_bench
+
+    launches, nbytes = site_launches(pk, site, cfg)
+    for f in launches[:2]:
+        f()  # compile outside the capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for f in launches:
+            f()
+    us = do_bench(graph.replay, warmup=10, rep=TUNE_REP_MS, return_mode="median") * 1e3 / len(launches)
+    return {"config": list(cfg), "us": us, "gbps": nbytes / (us * 1e-6) / 1e9, "bytes": nbytes}
+
+
+def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple = SPLIT) -> dict[str, Any]:
+    """Every candidate config of every site; the fastest is the site's config."""
+    out: dict[str, Any] = {}
+    for site in fast.SITES:
+        cands = [c for c in (deep if site == "down" else split if site == "attention" else wide)
+                 if site != "qkv_rope" or (pk.head_dim // 2) % c[0] == 0]  # a block of pairs stays in one head
+        t0 = time.perf_counter()
+        rows = [time_site(pk, site, c) for c in cands]
+        best = min(rows, key=lambda r: r["us"])
+        out[site] = {"best": best["config"], "us": best["us"], "gbps": best["gbps"], "bytes": best["bytes"],
+                     "candidates": rows, "seconds": time.perf_counter() - t0}
+    return out
+
+
+IN_STEP = ("matvec_fusions", "pdl")  # the steps whose configs are chosen again inside the whole step
+CONFIGS_OF = {"greedy": "pdl"}  # a step that takes another's configs: it only adds a launch after the last one
+STEP_SITES = ("attention", "qkv_rope", "o", "swiglu", "down", "lm_head")  # what they launch, in the order retuned
+TOP = 4  # a matvec site's configs tried again inside the step: its fastest alone
+BACK_TO_BACK = 10  # replays per timing in step_us, as a generation loop runs them
+
+
+def tune_positions(pk: fast.Packed, prompt_len: int) -> tuple[int, int]:
+    """The first and the last position the steps are timed at (after the prompt, the warm-up and timed steps),
+    within the cache. The fused steps are tuned at both: attention's cost grows with the filled slots, and a config
+    tuned at one position can lose at the other."""
+    last = pk.cos.shape[0] - 1
+    return min(prompt_len, last), min(prompt_len + WARM_STEPS + TIMED_STEPS, last)
+
+
+def step_us(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]],
+            positions: tuple[int, ...], skip: tuple[str, ...] = ()) -> float:
+    """µs per replay of `step` built with `configs` (and without the calls in `skip`), captured in one CUDA graph,
+    averaged over `positions`: at each, the median of three timings of BACK_TO_BACK replays in a row, with nothing
+    between them, as the back-to-back loop runs the steps (no L2 flush or host wait between replays, unlike
+    do_bench)."""
+    fn = fast.make_step(pk, bufs, step, configs, skip)
+    graph, _ = V.capture(fn)
+    per_pos = []
+    for pos in positions:
+        bufs.pos.fill_(pos)
+        for _ in range(3):
+            graph.replay()
+        times = []
+        for _ in range(3):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            for _ in range(BACK_TO_BACK):
+                graph.replay()
+            b.record()
+            b.synchronize()
+            times.append(a.elapsed_time(b) * 1e3 / BACK_TO_BACK)
+        per_pos.append(sorted(times)[1])
+    del graph, fn  # the graph first: it writes into the step's buffers
+    return sum(per_pos) / len(per_pos)
+
+
+def tune_in_step(pk: fast.Packed, bufs: Buffers, step: str, tuning: dict[str, Any], positions: tuple[int, ...],
+                 split: tuple = SPLIT, top: int = TOP) -> dict[str, Any]:
+    """The fused step's configs chosen by the whole step's time, one site at a time, attention first: each of the
+    site's candidates (attention: every config in `split`; a matvec site: its `top` fastest alone) is captured in
+    the step with every other site at its current choice and the step is replayed back to back at `positions`;
+    the fastest stays. Alone, a launch is timed after a finished one; in the step (with PDL above all) its
+    neighbours start while it runs, so the fastest launch alone need not be the fastest in the chain."""
+    chosen = {s: tuple(t["best"]) for s, t in tuning.items()}
+    sites = {}
+    for site in STEP_SITES:
+        alone = sorted(tuning[site]["candidates"], key=lambda c: c["us"])
+        cands = split if site == "attention" else [tuple(c["config"]) for c in alone[:top]]
+        rows = [{"config": list(c), "step_us": step_us(pk, bufs, step, {**chosen, site: c}, positions)}
+                for c in cands]
+        best = min(rows, key=lambda r: r["step_us"])
+        chosen[site] = tuple(best["config"])
+        sites[site] = {"alone": list(tuning[site]["best"]), "best": best["config"], "step_us": best["step_us"],
+                       "candidates": rows}
+    return {"configs": {s: list(c) for s, c in chosen.items()}, "sites": sites, "positions": list(positions)}
+# --8<-- [end:tune]
+
+
+# --8<-- [start:costs]
+COST_ROUNDS = 5
+
+
+def launch_costs(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]],
+                 positions: tuple[int, ...], rounds: int = COST_ROUNDS) -> dict[str, Any]:
+    """What each call of a fused step costs inside it: the step timed whole and with one call left out (its
+    logits are then wrong, its time is not), in interleaved rounds, each as step_us times it. A call's cost is
+    the difference of the medians; for the five calls of a layer it is divided by the layers."""
+    variants = {"whole": (), **{c: (c,) for c in fast.FUSED_CALLS}}
+    times: dict[str, list[float]] = {k: [] for k in variants}
+    for r in range(rounds):
+        order = list(variants)[r % len(variants):] + list(variants)[:r % len(variants)]
+        for k in order:
+            times[k].append(step_us(pk, bufs, step, configs, positions, variants[k]))
+    whole = statistics.median(times["whole"])
+    lw, layers = pk.layers[0], len(pk.layers)
+    reads = {"qkv_rope": lw.w_qkv.nbytes, "attention": 0, "o": lw.w_o.nbytes, "swiglu": lw.w_gate_up.nbytes,
+             "down": lw.w_down.nbytes, "lm_head": pk.embed.nbytes}  # weight bytes per call
+    calls = {}
+    for c in fast.FUSED_CALLS:
+        per = 1 if c == "lm_head" else layers
+        calls[c] = {"us": (whole - statistics.median(times[c])) / per, "per": "step" if per == 1 else "layer",
+                    "count": per, "weight_bytes": reads[c], "without_us": times[c]}
+    return {"step": step, "whole_us": whole, "whole_values": times["whole"], "calls": calls, "rounds": rounds,
+            "positions": list(positions)}
+# --8<-- [end:costs]
+
+
+def next_token_check(dec: Decoder, prompt: torch.Tensor, steps: int = CHECK_STEPS) -> dict[str, Any]:
+    """For a step that takes its own argmax (fast.ADVANCES), free-running: at every step, the token it wrote into
+    the input buffer against the argmax of the logits it returned, and the position it wrote against the host's."""
+    dec.start(prompt)
+    agree, positions_ok = 0, True
+    for _ in range(steps):
+        logits = dec.advance()
+        agree += int(torch.equal(dec.bufs.ids.view(1), logits.argmax(-1)))
+        positions_ok &= int(dec.bufs.pos.item()) == dec.pos
+    return {"steps": steps, "agree": agree, "positions_ok": positions_ok,
+            "passed": agree == steps and positions_ok}
+
+
+# --8<-- [start:loop]
+def loop_ms(dec: Decoder, prompt: torch.Tensor, steps: int = LOOP_STEPS) -> float:
+    """ms per step with `steps` steps back to back and one synchronize at the end, as a generation loop runs:
+    the host launches step i + 1 while the GPU still runs step i."""
+    dec.start(prompt)
+    dec.advance()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        dec.advance()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e3 / steps
+# --8<-- [end:loop]
+
+
+def graph_variant(model: torch.nn.Module, cache: Any, bufs: Buffers, prompt: torch.Tensor, name: str,
+                  step: Any) -> V.Variant:
+    """Capture `step` into one CUDA graph after a prefill (so the cache tensors exist), then empty the cache."""
+    reset_static_cache(cache)
+    prefill(model, cache, prompt)
+    bufs.ids.fill_(0)
+    bufs.pos.fill_(prompt.shape[1])
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    graph, out = V.capture(step)
+    torch.cuda.synchronize()
+    capture_s = time.perf_counter() - t0
+    reset_static_cache(cache)
+
+    def replay() -> torch.Tensor:
+        graph.replay()
+        return out
+
+    # the graph replays into buffers that only `step` holds (the fused step allocates its own): keep it alive, or
+    # the allocator hands that memory to the next tensor while the graph still writes there
+    return V.Variant(name, replay, cache, lambda: reset_static_cache(cache), same_kernels_as_reference=False,
+                     setup={"capture_s": capture_s, "graph": graph, "step": step})
+
+
+def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int = ROUNDS, wide: tuple = WIDE,
+        deep: tuple = DEEP, split: tuple = SPLIT) -> dict[str, Any]:
+    """The experiment. Its arguments exist for a dry run on a small model; the stored result uses the defaults."""
+    dev = torch.device(device)
+    copy = copy_gbps()
+    torch.cuda.empty_cache()
+
+    model, prompt, feed, bufs, ref32 = yardstick_model(fields, dev)  # the decode chapter's yardstick, then bf16
+    wbytes = weight_bytes(model)
+
+    cache = make_static_cache(model)
+    prefill(model, cache, prompt)  # creates the cache tensors that pack() points at
+    pk = fast.pack(model, cache)
+    t0 = time.perf_counter()
+    tuning = tune(pk, wide, deep, split)
+    configs = {s: tuple(t["best"]) for s, t in tuning.items()}
+    positions = tune_positions(pk, prompt.shape[1])
+    in_step = {n: tune_in_step(pk, bufs, n, tuning, positions, split) for n in IN_STEP}
+    step_configs = {n: {s: tuple(c) for s, c in t["configs"].items()} for n, t in in_step.items()}
+    tune_s = time.perf_counter() - t0
+    step_cfg = {n: step_configs.get(CONFIGS_OF.get(n, n), configs) for n in fast.FUSED}
+    costs = launch_costs(pk, bufs, IN_STEP[-1], step_cfg[IN_STEP[-1]], positions)
+
+    variants: dict[str, V.Variant] = {"eager_static": V.eager_static(model, cache, bufs)}
+    errors: dict[str, str] = {}
+    names = (BASELINE, *fast.STEPS)
+    for name in names:
+        try:
+            if name == BASELINE:
+                variants[name] = V.cuda_graph(model, cache, bufs, prompt)
+            else:
+                variants[name] = graph_variant(model, cache, bufs, prompt, name,
+                                               fast.make_step(pk, bufs, name, step_cfg.get(name, configs)))
+        except Exception as e:  # noqa: BLE001 - one failing step is recorded, the others still run
+            errors[name] = f"{type(e).__name__}: {str(e)[:1500]}"
+            torch.cuda.synchronize()
+    decs = {n: (fast.GreedyDecoder if n in fast.ADVANCES else Decoder)(model, bufs, v) for n, v in variants.items()}
+
+    forced = {n: generate(d, prompt, CHECK_STEPS, feed) for n, d in decs.items()}
+    ref = forced["eager_static"]["logits"]
+    yard, tol, band = tolerance(ref32, ref)
+    checks = {n: {**compare(ref, f["logits"], tol, variants[n].same_kernels_as_reference, band),
+                  "nonfinite": int((~torch.isfinite(f["logits"])).sum())}
+              for n, f in forced.items() if n != "eager_static"}
+    for n in fast.ADVANCES:
+        if n in checks:
+            checks[n]["next_token"] = next_token_check(decs[n], prompt)
+            checks[n]["passed"] = checks[n]["passed"] and checks[n]["next_token"]["passed"]
+    free = {n: generate(d, prompt, CHECK_STEPS)["tokens"] for n, d in decs.items()}
+    del forced, ref32
+
+    timed = [n for n in names if n in variants]
+    measured = timed_then_profiled(decs, prompt, timed, rounds_n, lambda dec: {"loop_ms": loop_ms(dec, prompt)})
+    measured.pop("timelines")
+
+    return finite({
+        "steps": list(fast.STEPS), "advances": list(fast.ADVANCES), "baseline": BASELINE, "names": timed,
+        "loop_steps": LOOP_STEPS,
+        "labels": {BASELINE: "plain graph (Hugging Face step)", **fast.LABELS},
+        "weight_bytes": wbytes, "copy": copy, "floor_ms": wbytes / (copy["gbps"] * 1e9) * 1e3,
+        "prompt_len": prompt.shape[1], "check_steps": CHECK_STEPS, "rounds_n": rounds_n,
+        "tuning": tuning, "tune_s": tune_s, "configs": {s: list(c) for s, c in configs.items()},
+        "in_step": in_step, "in_step_back_to_back": BACK_TO_BACK, "launch_costs": costs,
+        "capability": list(torch.cuda.get_device_capability(dev)), "pdl_used": pdl_supported(dev),
+        "yardstick_fp32": yard, "tolerance": tol, "band": band, "tol_factor": TOL_FACTOR,
+        "teacher_forced": checks, "free_running": free,
+        "all_passed": not errors and all(c["passed"] for c in checks.values()), "build_errors": errors,
+        "setup": {n: {k: v for k, v in variants[n].setup.items() if k not in ("graph", "step")} for n in timed},
+        **measured,  # rounds, profiles, kernel_mix, after_profiler
+    })
+
+
+def finite(obj: Any) -> Any:
+    """NaN and infinities (a broken step's errors) become None, so a failed check is stored, not lost."""
+    if isinstance(obj, float):
+        return obj if obj == obj and abs(obj) != float("inf") else None
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [finite(v) for v in obj]
+    return obj
+

@@ -1,0 +1,1 @@
+"""The machine chapter: the ceilings every other page divides by (docs/machine.md)."""

@@ -1,0 +1,2 @@
+"""Elementwise work is memory-bound: what eager add + RMSNorm and SwiGLU move, kernel by kernel
+(docs/memory-bound.md)."""

@@ -1,0 +1,182 @@
+"""The runner: measures one experiment in a process of its own and stores the run with the code that ran.
+
+The experiment runs in a child process that leads a process group of its own (`start_new_session`), so a hang, an
+out-of-memory kill or a crash stays contained, and a timeout or a failure ends the whole group, the processes the
+experiment started included. Nothing is stored unless the child finished cleanly.
+
+What ran is recorded, not declared: every process that imports this package while KERNELBOOK_IMPORTS_DIR is set
+(the child, and any Python process it starts) writes, as it exits, the repository files of the kernelbook modules
+it loaded, with their hashes. The runner's own modules (ENGINE) are left out: they decide how a result is stored,
+not what is measured. The union, plus the files the registry declares, is the run's `source_hashes`; a run is
+stale once any of them changes (store.py).
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kernelbook import paths, store
+from kernelbook.registry import get
+
+IMPORTS_ENV = "KERNELBOOK_IMPORTS_DIR"
+# how results are stored and shown, not what is measured: editing these stales nothing
+ENGINE = frozenset(f"kernelbook{m}" for m in (
+    "", ".__main__", ".cli", ".runner", ".store", ".registry", ".paths", ".provenance", ".page", ".macros",
+    ".hooks", ".notebooks", ".schema"))
+TERM_GRACE_S = 5.0
+
+
+def loaded_files() -> list[str]:
+    """Repository-relative paths of the kernelbook modules this process has loaded, the runner's own left out."""
+    root = paths.root()
+    out = set()
+    for name, mod in list(sys.modules.items()):
+        if not (name == "kernelbook" or name.startswith("kernelbook.")) or name in ENGINE:
+            continue
+        file = getattr(mod, "__file__", None)
+        if not file:
+            continue
+        try:
+            out.add(str(Path(file).resolve().relative_to(root)))
+        except ValueError:  # a kernelbook installed outside this checkout: not this repository's code
+            continue
+    return sorted(out)
+
+
+def _write_record(folder: str) -> None:
+    try:
+        hashes = store.file_hashes(loaded_files())
+        (Path(folder) / f"{os.getpid()}.json").write_text(json.dumps(hashes))
+    except (OSError, store.StoreError):
+        pass  # the parent then misses this process's imports and refuses to store the run
+
+
+def record_at_exit() -> None:
+    """Called on import of the package: when the runner asked for it, write this process's imports as it exits."""
+    folder = os.environ.get(IMPORTS_ENV)
+    if folder and Path(folder).is_dir():
+        atexit.register(_write_record, folder)
+
+
+def recorded(folder: Path) -> dict[str, str]:
+    """The union of every process's {file: hash}; a file two processes hashed differently changed during the run."""
+    merged: dict[str, str] = {}
+    for f in sorted(folder.glob("*.json")):
+        for rel, h in json.loads(f.read_text()).items():
+            if merged.setdefault(rel, h) != h:
+                raise store.StoreError(f"{rel} changed while the experiment ran; run it again")
+    return merged
+
+
+def gpu_slug() -> str | None:
+    """This machine's GPU slug, asked of a subprocess so that the caller never initialises CUDA."""
+    code = "import torch,sys; sys.stdout.write(torch.cuda.get_device_name(0) if torch.cuda.is_available() else '')"
+    try:
+        name = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return paths.machine_slug(name) if name.strip() else None
+
+
+def _group(pgid: int) -> list[str]:
+    """'pid command' of every live process in group pgid (Linux /proc; empty where it cannot be read)."""
+    found = []
+    for d in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (d / "stat").read_text()
+            if int(stat.rsplit(")", 1)[1].split()[2]) != pgid:
+                continue
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+            found.append(f"{d.name} {cmd[:120]}")
+        except (OSError, ValueError, IndexError):
+            continue
+    return sorted(found)
+
+
+def end_group(pgid: int) -> list[str]:
+    """End process group pgid: SIGTERM, then SIGKILL whatever is left after TERM_GRACE_S. Returns what was running."""
+    members = _group(pgid)
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        return members
+    deadline = time.monotonic() + TERM_GRACE_S
+    while time.monotonic() < deadline and _group(pgid):
+        time.sleep(0.1)
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    return members
+
+
+def _ended(members: list[str]) -> str:
+    return f"; ended {len(members)} process{'es' if len(members) != 1 else ''}: {' | '.join(members)}" \
+        if members else ""
+
+
+def child_command(name: str, out: Path) -> list[str]:
+    """The child process: this package's CLI, measuring `name` into the file `out`."""
+    return [sys.executable, "-m", "kernelbook", "_child", name, str(out)]
+
+
+def run_one(name: str, machine: str, timeout_s: float) -> tuple[bool, str]:
+    """Measure one experiment in a child process group; store its run only if the child finished cleanly."""
+    exp = get(name)
+    paths.check_machine(machine)
+    with tempfile.TemporaryDirectory(prefix="kernelbook-") as tmp:
+        out, imports = Path(tmp) / "result.json", Path(tmp) / "imports"
+        imports.mkdir()
+        cmd = child_command(name, out)
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", IMPORTS_ENV: str(imports)}
+        proc = subprocess.Popen(cmd, env=env, start_new_session=True)
+        try:
+            rc = proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            members = end_group(proc.pid)
+            proc.wait()
+            return False, f"(timed out after {timeout_s:.0f} s{_ended(members)})"
+        except BaseException:  # Ctrl-C: take the experiment's processes down with us
+            end_group(proc.pid)
+            proc.wait()
+            raise
+        left = end_group(proc.pid)  # processes the experiment started and left running
+        if rc != 0:
+            return False, f"(exit status {rc}{_ended(left)})"
+        try:
+            rec = json.loads(out.read_text())
+            hashes = recorded(imports)
+            if not hashes:
+                return False, "(no imports were recorded: the child did not run this package's code)"
+            hashes.update(store.file_hashes(exp.declared))
+        except (OSError, json.JSONDecodeError) as e:
+            return False, f"(child wrote no readable result: {e})"
+        except store.StoreError as e:
+            return False, f"({e})"
+        prov = {**rec["provenance"], "declared": list(exp.declared), "imported": sorted(hashes),
+                "source_hashes": hashes, "code_hash": store.combined_hash(hashes)}
+        path = store.save(name, machine, rec["data"], prov)
+        return True, f"-> {paths.display(path)}{_ended(left)}"
+
+
+def child(name: str, out: str) -> int:
+    """Inside the child process: provenance, the measurement, provenance again, one JSON file."""
+    from kernelbook import provenance
+
+    e = get(name)
+    prov = provenance.start()
+    module, func = e.entry.split(":")
+    t0 = time.perf_counter()
+    data = getattr(importlib.import_module(module), func)()
+    prov = provenance.finish({**prov, "experiment": e.name}, time.perf_counter() - t0)
+    Path(out).write_text(json.dumps({"data": data, "provenance": prov}, allow_nan=False))
+    return 0
