@@ -36,12 +36,15 @@ RESULT = 'import json; open(r"{out}", "w").write(json.dumps({{"data": {{"x": 1}}
 def test_the_run_records_what_the_child_and_its_children_imported(toy, monkeypatch):
     grandchild = "import kernelbook.bytecount"  # a process the experiment starts, importing more of the package
     _child(monkeypatch, "import subprocess, sys, kernelbook.timing; "
-                        f"subprocess.run([sys.executable, '-c', {grandchild!r}], check=True); " + RESULT)
+                        f"subprocess.run([sys.executable, '-c', {grandchild!r}], check=True); "
+                        # and one that runs a module of the package as __main__
+                        "subprocess.run([sys.executable, '-m', 'kernelbook.copy_ceiling'], check=True); " + RESULT)
     ok, msg = runner.run_one("toy.exp", "gpu-x", 60)
     assert ok, msg
     res = store.load("toy.exp", "gpu-x")
     recorded = res.provenance["source_hashes"]
-    assert {"src/kernelbook/timing.py", "src/kernelbook/bytecount.py", "README.md"} <= set(recorded)
+    assert {"src/kernelbook/timing.py", "src/kernelbook/bytecount.py", "src/kernelbook/copy_ceiling.py",
+            "README.md"} <= set(recorded)
     assert not {"src/kernelbook/runner.py", "src/kernelbook/store.py", "src/kernelbook/__init__.py"} & set(recorded)
     assert recorded["src/kernelbook/timing.py"] == store.file_hash(paths.root() / "src/kernelbook/timing.py")
     assert res.status == store.FRESH and res.data == {"x": 1}

@@ -40,6 +40,9 @@ def loaded_files() -> list[str]:
     root = paths.root()
     out = set()
     for name, mod in list(sys.modules.items()):
+        if name == "__main__":  # `python -m kernelbook.x` runs x as __main__: recorded by its file
+            spec = getattr(mod, "__spec__", None)
+            name = getattr(spec, "name", None) or ""
         if not (name == "kernelbook" or name.startswith("kernelbook.")) or name in ENGINE:
             continue
         file = getattr(mod, "__file__", None)

@@ -16,7 +16,7 @@ from typing import Any
 from kernelbook.chapters.allocator import parse, scripts
 from kernelbook.chapters.allocator.scripts import MARK, vllm_capture_sizes
 
-SRC = str(Path(__file__).resolve().parents[2])  # the folder holding the kernelbook package
+SRC = str(Path(__file__).resolve().parents[3])  # src/, the folder holding the kernelbook package
 CONF_VARS = ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_NO_CUDA_MEMORY_CACHING")
 
 
