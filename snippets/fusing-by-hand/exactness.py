@@ -17,6 +17,4 @@ rows.append([f"torch.compile, {c['shape'][0]:,} × {c['shape'][1]:,}", f"{c['sha
              diff(c["h"]), diff(c["y"]), diff(c["swiglu"])])
 print(page.table(["shape (Triton unless named)", "elements", "h = x + residual", "y = RMSNorm(h)",
                   "SwiGLU"], rows, align="lrlll"))
-print("\nA step is one representable bf16 value at that magnitude; every comparison is against eager PyTorch "
-      "(Hugging Face's Qwen2RMSNorm; F.silu(g) * u) on the same fresh random inputs.\n")
 print(page.provenance(r))

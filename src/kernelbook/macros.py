@@ -55,15 +55,18 @@ def facts(chapter: str, machine: str | None = None) -> Any:
 
 
 class PageFacts:
-    """The page's own chapter facts, loaded at the first field the page reads."""
+    """The page's own chapter facts, loaded at the first field the page reads; `overrides` replaces some fields
+    (the tests render every branch of a page this way)."""
 
-    def __init__(self, chapter: str) -> None:
-        self._chapter = chapter
+    def __init__(self, chapter: str, machine: str | None = None, overrides: dict[str, Any] | None = None) -> None:
+        self._chapter, self._machine, self._overrides = chapter, machine, overrides or {}
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
-        return getattr(facts(self._chapter), name)
+        if name in self._overrides:
+            return self._overrides[name]
+        return getattr(facts(self._chapter, self._machine), name)
 
 
 def protect_code(markdown: str) -> str:
@@ -101,6 +104,18 @@ def s(n: int | float, plural: str = "s") -> str:
 
 
 FILTERS = {"num": num, "pct": pct, "pct_down": pct_down, "times": times, "signed": signed, "s": s}
+
+
+def render(markdown: str, chapter: str, machine: str | None = None, overrides: dict[str, Any] | None = None) -> str:
+    """A page's Markdown with its fields filled, outside MkDocs, as mkdocs-macros fills them (strict: an unknown
+    field is an error). The tests and the notebooks use it."""
+    import jinja2
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    env.filters.update(FILTERS)
+    f = PageFacts(chapter, machine, overrides) if has_facts(chapter) else None
+    return env.from_string(protect_code(markdown)).render(f=f, facts=lambda c, m=None: facts(c, m or machine),
+                                                          machine=machine or paths.primary_machine())
 
 
 def define_env(env: Any) -> None:

@@ -1,0 +1,135 @@
+"""The numbers and verdicts of docs/fusing-by-hand.md, from fusing_by_hand.exactness and fusing_by_hand.versions
+on one machine, with the article's RTX 4060 Laptop figures beside them.
+
+No sentence is written here: the page's Markdown reads these fields (`{{ f.norm_speedup | times }}`) and branches
+on the booleans and verdicts (`{% if f.h_exact %}`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from kernelbook import page
+
+LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
+NEAR_COPY = 0.8  # a version "runs near the copy" at this share of the same-run copy or more
+LABELS = {  # (op, version) data keys -> how the tables name them
+    ("add_rmsnorm", "eager"): "add + RMSNorm: eager, as Qwen2 writes it",
+    ("add_rmsnorm", "rms_norm"): "add + RMSNorm: eager with F.rms_norm",
+    ("add_rmsnorm", "triton"): "add + RMSNorm: Triton, by hand",
+    ("add_rmsnorm", "compiled"): "add + RMSNorm: torch.compile",
+    ("swiglu", "eager"): "SwiGLU: eager",
+    ("swiglu", "triton"): "SwiGLU: Triton, by hand",
+    ("swiglu", "compiled"): "SwiGLU: torch.compile",
+}
+Versus = Literal["tied", "slower", "faster"]
+
+
+@dataclass(frozen=True)
+class Facts:
+    gpu: str  # "H200"
+    rows: int
+    hidden: int
+    # fusion's gain
+    norm_eager_ms: float
+    norm_triton_ms: float
+    norm_speedup: float  # eager time over the Triton kernel's
+    swiglu_cut: float  # share of eager SwiGLU's time the fused kernel takes off
+    laptop_norm_speedup: float
+    laptop_swiglu_cut: float
+    rms_norm_kernels: int
+    rms_norm_speedup: float
+    # torch.compile against the hand-written kernels
+    tie_limit: float  # the article's "tie": within this share of each other
+    compiled_norm_diff: float  # compiled time over Triton's, minus 1 (add + RMSNorm)
+    compiled_swiglu_diff: float
+    compiled_norm_versus: Versus
+    compiled_swiglu_versus: Versus
+    compile_norm_s: float
+    compile_swiglu_s: float
+    # bytes over time
+    copy_gbps: float
+    gbps_low: float  # the slowest and fastest version's actual GB/s (bytes it moved over its time)
+    gbps_high: float
+    share_low: float  # ... and their shares of the same-run copy
+    share_high: float
+    all_near_copy: bool  # every version at NEAR_COPY of the copy or more
+    eager_share_high: float  # the best eager version's share of the copy
+    fused_share_low: float  # the worst single-kernel version's share
+    laptop_gbps_low: float
+    laptop_gbps_high: float
+    # exactness
+    h_exact: bool  # the new residual bit-identical to eager's at every shape
+    y_max_steps: int  # the normalised output's largest distance from eager, in bf16 steps
+    y_past_one_step: bool  # more than one step somewhere
+    y_max_abs: float
+    y_step_at_max: float  # one bf16 step at the magnitude where the largest difference sits
+    y_differ_share: float  # share of all elements that differ
+    swiglu_max_steps: int
+    swiglu_exact: bool
+    compiled_y_steps: int
+    compiled_swiglu_steps: int
+    compiled_differs: bool  # torch.compile's outputs are not eager's bit for bit
+    laptop_h_exact: bool
+    laptop_y_max_steps: int
+    laptop_y_max_abs: float
+    as_laptop: bool  # h as exact as on the laptop and y no further from eager
+
+
+def _versus(diff: float, limit: float) -> Versus:
+    return "tied" if abs(diff) <= limit else "slower" if diff > 0 else "faster"
+
+
+def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versions: dict[str, Any],
+              laptop_exactness: dict[str, Any], gpu: str) -> Facts:
+    v = {(x["op"], x["key"]): x for x in versions["versions"]}
+    ms = {k: x["time"]["median"] for k, x in v.items()}
+    moved = [x for x in versions["versions"] if x["actual_gbps"]]
+    single = [x for x in moved if x["kernels"] == 1]
+    eager = [x for x in moved if x["key"] in ("eager", "rms_norm")]
+    limit = laptop_versions["compiled_vs_triton_within"]
+    diff = {op: ms[(op, "compiled")] / ms[(op, "triton")] - 1 for op in ("add_rmsnorm", "swiglu")}
+    cases = exactness["triton"]
+    worst = max(cases, key=lambda c: c["y"]["max_abs"])["y"]
+    comp = exactness["compiled"]
+    h_exact = all(c["h"]["bit_identical"] for c in cases)
+    y_steps = max(c["y"]["max_steps"] for c in cases)
+    sw_steps = max(c["swiglu"]["max_steps"] for c in cases)
+    return Facts(
+        gpu=gpu, rows=versions["shape"][0], hidden=versions["shape"][1],
+        norm_eager_ms=ms[("add_rmsnorm", "eager")], norm_triton_ms=ms[("add_rmsnorm", "triton")],
+        norm_speedup=v[("add_rmsnorm", "triton")]["speedup"],
+        swiglu_cut=1 - ms[("swiglu", "triton")] / ms[("swiglu", "eager")],
+        laptop_norm_speedup=laptop_versions["add_rmsnorm_speedup"],
+        laptop_swiglu_cut=laptop_versions["swiglu_time_cut"],
+        rms_norm_kernels=v[("add_rmsnorm", "rms_norm")]["kernels"],
+        rms_norm_speedup=v[("add_rmsnorm", "rms_norm")]["speedup"],
+        tie_limit=limit, compiled_norm_diff=diff["add_rmsnorm"], compiled_swiglu_diff=diff["swiglu"],
+        compiled_norm_versus=_versus(diff["add_rmsnorm"], limit),
+        compiled_swiglu_versus=_versus(diff["swiglu"], limit),
+        compile_norm_s=versions["compile_s"]["add_rmsnorm"], compile_swiglu_s=versions["compile_s"]["swiglu"],
+        copy_gbps=versions["copy"]["gbps"],
+        gbps_low=min(x["actual_gbps"] for x in moved), gbps_high=max(x["actual_gbps"] for x in moved),
+        share_low=min(x["share_of_copy"] for x in moved), share_high=max(x["share_of_copy"] for x in moved),
+        all_near_copy=all(x["share_of_copy"] >= NEAR_COPY for x in moved),
+        eager_share_high=max(x["share_of_copy"] for x in eager),
+        fused_share_low=min(x["share_of_copy"] for x in single),
+        laptop_gbps_low=laptop_versions["actual_gbps_low"], laptop_gbps_high=laptop_versions["actual_gbps_high"],
+        h_exact=h_exact, y_max_steps=y_steps, y_past_one_step=y_steps > 1, y_max_abs=worst["max_abs"],
+        y_step_at_max=worst["step_at_max"],
+        y_differ_share=sum(c["y"]["differ"] for c in cases) / sum(c["y"]["elements"] for c in cases),
+        swiglu_max_steps=sw_steps, swiglu_exact=sw_steps == 0,
+        compiled_y_steps=comp["y"]["max_steps"], compiled_swiglu_steps=comp["swiglu"]["max_steps"],
+        compiled_differs=bool(comp["y"]["differ"] or comp["swiglu"]["differ"] or comp["h"]["differ"]),
+        laptop_h_exact=laptop_exactness["h_bit_identical"], laptop_y_max_steps=laptop_exactness["y_max_steps"],
+        laptop_y_max_abs=laptop_exactness["y_max_abs"],
+        as_laptop=h_exact >= laptop_exactness["h_bit_identical"] and y_steps <= laptop_exactness["y_max_steps"],
+    )
+
+
+def facts(machine: str | None = None) -> Facts:
+    r = page.result("fusing_by_hand.versions", machine)
+    return from_data(r.data, page.result("fusing_by_hand.exactness", machine).data,
+                     page.result("fusing_by_hand.versions", LAPTOP).data,
+                     page.result("fusing_by_hand.exactness", LAPTOP).data, page.machine_label(r))

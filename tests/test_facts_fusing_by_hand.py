@@ -1,0 +1,76 @@
+"""The fusing-by-hand facts on the fixture results, and each verdict driven both ways by the data."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from kernelbook import page
+from kernelbook.chapters.fusing_by_hand import facts as F
+
+
+@pytest.fixture
+def data(fixture_results):
+    load = lambda name, m=None: copy.deepcopy(page.result(name, m).data)  # noqa: E731
+    return {"versions": load("fusing_by_hand.versions"), "exactness": load("fusing_by_hand.exactness"),
+            "laptop_versions": load("fusing_by_hand.versions", F.LAPTOP),
+            "laptop_exactness": load("fusing_by_hand.exactness", F.LAPTOP), "gpu": "H200"}
+
+
+def _version(d, op, key):
+    return next(v for v in d["versions"]["versions"] if v["op"] == op and v["key"] == key)
+
+
+def test_the_fixture_reads_as_stored(data):
+    f = F.from_data(**data)
+    eager, triton = _version(data, "add_rmsnorm", "eager"), _version(data, "add_rmsnorm", "triton")
+    assert f.norm_speedup == triton["speedup"] and f.norm_eager_ms == eager["time"]["median"]
+    assert f.swiglu_cut == pytest.approx(1 - _version(data, "swiglu", "triton")["time"]["median"]
+                                         / _version(data, "swiglu", "eager")["time"]["median"])
+    assert f.laptop_norm_speedup == 5.2 and f.tie_limit == 0.002
+    shares = [v["share_of_copy"] for v in data["versions"]["versions"] if v["share_of_copy"]]
+    assert (f.share_low, f.share_high) == (min(shares), max(shares))
+    assert F.facts().gpu == "H200"
+
+
+def test_all_near_copy_follows_the_slowest_version(data):
+    for v in data["versions"]["versions"]:
+        if v["share_of_copy"]:
+            v["share_of_copy"] = 0.95
+    assert F.from_data(**data).all_near_copy
+    _version(data, "add_rmsnorm", "eager")["share_of_copy"] = F.NEAR_COPY - 0.01
+    f = F.from_data(**data)
+    assert not f.all_near_copy and f.eager_share_high == 0.95  # rms_norm is the better eager version now
+
+
+@pytest.mark.parametrize("compiled_ms, verdict", [(1.001, "tied"), (1.05, "slower"), (0.95, "faster")])
+def test_compiled_against_triton_is_tied_only_within_the_articles_limit(data, compiled_ms, verdict):
+    _version(data, "swiglu", "triton")["time"]["median"] = 1.0
+    _version(data, "swiglu", "compiled")["time"]["median"] = compiled_ms
+    f = F.from_data(**data)
+    assert f.compiled_swiglu_versus == verdict and f.compiled_swiglu_diff == pytest.approx(compiled_ms - 1)
+
+
+def test_exactness_verdicts_follow_every_shape(data):
+    cases = data["exactness"]["triton"]
+    for c in cases:
+        c["h"]["bit_identical"], c["swiglu"]["max_steps"] = True, 0
+        c["y"]["max_steps"] = 1
+    f = F.from_data(**data)
+    assert f.h_exact and f.swiglu_exact and f.y_max_steps == 1 and not f.y_past_one_step and f.as_laptop
+    cases[-1]["h"]["bit_identical"] = False  # one shape off is enough
+    cases[0]["y"]["max_steps"] = 2
+    cases[0]["swiglu"]["max_steps"] = 3
+    f = F.from_data(**data)
+    assert not f.h_exact and f.y_max_steps == 2 and f.y_past_one_step and not f.as_laptop
+    assert not f.swiglu_exact and f.swiglu_max_steps == 3
+
+
+def test_compiled_differs_reads_every_output(data):
+    comp = data["exactness"]["compiled"]
+    for k in ("h", "y", "swiglu"):
+        comp[k]["differ"] = 0
+    assert not F.from_data(**data).compiled_differs
+    comp["swiglu"]["differ"] = 7
+    assert F.from_data(**data).compiled_differs
