@@ -1,10 +1,13 @@
-"""The chapter notebooks are in step with the chapters and hold exactly the snippets each chapter executes."""
+"""The chapter notebooks are in step with the chapters: each snippet a chapter executes, and its prose between them,
+rendered from the stored results and re-rendered with the reader's own once run."""
 
 from __future__ import annotations
 
 import json
 
-from kernelbook import notebooks
+import pytest
+
+from kernelbook import notebooks, paths
 
 
 def test_committed_notebooks_are_up_to_date():
@@ -13,9 +16,31 @@ def test_committed_notebooks_are_up_to_date():
         assert path.read_text() == text, f"{path.name} is out of date: run `python -m kernelbook notebooks`"
 
 
+def _cells(stem: str) -> list[dict]:
+    return json.loads(next(t for p, t in notebooks.render_all().items() if p.stem == stem))["cells"]
+
+
 def test_machine_notebook_measures_then_runs_each_snippet():
-    nb = json.loads(next(t for p, t in notebooks.render_all().items() if p.stem == "machine"))
-    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    code = ["".join(c["source"]) for c in _cells("machine") if c["cell_type"] == "code"]
     assert 'os.environ["KERNELBOOK_MODE"] = "auto"' in code[0]
     assert any('page.result("machine.ceilings")' in c for c in code[1:])
     compile("\n".join(code), "machine.ipynb", "exec")  # every cell is valid Python
+
+
+@pytest.mark.parametrize("stem", ["fusing-by-hand", "speed-of-light"])
+def test_prose_cells_hold_the_pages_sentences_with_the_stored_numbers(stem):
+    text = (paths.root() / "docs" / f"{stem}.md").read_text()
+    stretches, snippets = notebooks.parts(text)
+    cells = _cells(stem)
+    prose = [c for c in cells if notebooks.PROSE_TAG in c["metadata"].get("tags", [])]
+    assert len(prose) == sum(1 for s in stretches if s.strip()) and len(snippets) >= 1
+    for c in prose:
+        i = int("".join(c["source"])[len("prose("):-1])
+        shown = "".join(c["outputs"][0]["data"]["text/markdown"])
+        assert shown == notebooks.prose(stem, i) and "{{" not in shown and "{%" not in shown
+        assert "](../" in shown or "](" not in shown.replace("](http", "")  # page links point out of notebooks/
+
+
+def test_a_code_include_in_the_prose_is_expanded():
+    out = notebooks.prose("fusing-by-hand", 0)
+    assert "--8<--" not in out and "def add_rmsnorm_ref(" in out

@@ -1,21 +1,28 @@
 """Each chapter as a Jupyter notebook that re-runs the chapter's measurements on the reader's own GPU.
 
-`python -m kernelbook notebooks` writes docs/notebooks/<chapter>.ipynb from docs/<chapter>.md: one code cell per
-snippet the chapter executes, in page order, after a setup cell that points the page API at this GPU in measure
-mode. mkdocs-jupyter renders them on the site with a download button. A test keeps them in step with the pages.
+`python -m kernelbook notebooks` writes docs/notebooks/<chapter>.ipynb from docs/<chapter>.md, in page order: a
+setup cell that points the page API at this GPU in auto mode, then each stretch of the page's prose and each snippet
+the page executes. A prose cell is `prose(i)`: it renders stretch i of the page with the chapter's facts for the GPU
+at hand, so once the reader has measured, the sentences read the reader's numbers. Its stored output is the same
+stretch rendered from the stored results of the primary machine, which is what the site shows (mkdocs-jupyter does
+not execute, and hides the input of cells tagged `kb-prose`). A test keeps the notebooks in step with the pages.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import textwrap
 from pathlib import Path
 
-from kernelbook import paths
+from kernelbook import macros, paths
 
 EXEC_INCLUDE = re.compile(r'```python exec="on"[^\n]*\n--8<-- "(snippets/[^"]+\.py)"\n```')
+INCLUDE = re.compile(r'^--8<-- "([^":]+)(?::([\w-]+))?"$', re.M)
+PAGE_LINK = re.compile(r"\]\((?!https?:|#|/|\.\./)([\w-]+\.md(?:#[\w-]*)?)\)")  # a link to a sibling page
 TITLE = re.compile(r"^# (.+)$", re.M)
 NOT_CHAPTERS = {"index", "claims", "takeaways", "machines"}  # summaries of the chapters, not chapters
+PROSE_TAG = "kb-prose"
 
 SETUP = '''\
 # Run this chapter's measurements on this machine's GPU, store them under results/<this-gpu>/ and render them here.
@@ -24,12 +31,17 @@ import os
 
 from IPython.display import Markdown, display
 
-from kernelbook.cli import _gpu_slug
+from kernelbook import notebooks
+from kernelbook.runner import gpu_slug
 
-gpu = _gpu_slug()
+gpu = gpu_slug()
 assert gpu, "no CUDA GPU visible: this notebook measures; the site itself replays stored results"
 os.environ["KERNELBOOK_MACHINE"] = gpu  # show this GPU's results ...
 os.environ["KERNELBOOK_MODE"] = "auto"  # ... measuring each experiment the first time a cell asks for it
+
+
+def prose(part):  # the page's sentences, with this GPU's numbers in them
+    display(Markdown(notebooks.prose("{page}", part, gpu)))
 
 
 def print(*parts):  # the snippets print Markdown: render it
@@ -37,26 +49,59 @@ def print(*parts):  # the snippets print Markdown: render it
 '''
 
 
-def _cell(kind: str, source: str) -> dict:
-    cell = {"cell_type": kind, "metadata": {}, "source": source.splitlines(keepends=True)}
+def parts(text: str) -> tuple[list[str], list[str]]:
+    """A page split at its exec blocks: (prose stretches, snippet paths), len(prose) == len(snippets) + 1."""
+    return EXEC_INCLUDE.split(text)[::2], EXEC_INCLUDE.findall(text)
+
+
+def _section(rel: str, name: str | None) -> str:
+    """What `--8<-- "rel:name"` includes: the file, or the lines between its start and end markers, dedented."""
+    text = (paths.root() / rel).read_text()
+    if name is None:
+        return text.rstrip("\n")
+    m = re.search(rf"^[^\n]*--8<-- \[start:{re.escape(name)}\]\n(.*?)^[^\n]*--8<-- \[end:{re.escape(name)}\]",
+                  text, re.M | re.S)
+    if not m:
+        raise ValueError(f"{rel} has no section {name!r}")
+    return textwrap.dedent(m.group(1)).rstrip("\n")
+
+
+def prose(page: str, part: int, machine: str | None = None) -> str:
+    """Stretch `part` of docs/<page>.md rendered with its chapter's facts on `machine`, code includes expanded."""
+    text = (paths.root() / "docs" / f"{page}.md").read_text()
+    out = macros.render(parts(text)[0][part], macros.chapter_of(page), machine)
+    out = PAGE_LINK.sub(r"](../\1)", out)  # the notebooks sit one folder below the pages
+    return INCLUDE.sub(lambda m: _section(m.group(1), m.group(2)), out).strip("\n")
+
+
+def _cell(kind: str, source: str, tags: list[str] | None = None, markdown: str | None = None) -> dict:
+    cell = {"cell_type": kind, "metadata": {"tags": tags} if tags else {}, "source": source.splitlines(keepends=True)}
     if kind == "code":
-        cell.update(execution_count=None, outputs=[])
+        outputs = [] if markdown is None else [{"output_type": "display_data", "metadata": {},
+                                                "data": {"text/markdown": markdown.splitlines(keepends=True)}}]
+        cell.update(execution_count=None, outputs=outputs)
     return cell
 
 
 def notebook(page: Path) -> dict | None:
     """The notebook for one chapter page, or None if the page executes no snippet."""
     text = page.read_text()
-    snippets = EXEC_INCLUDE.findall(text)
+    stretches, snippets = parts(text)
     if not snippets:
         return None
     title = TITLE.search(text)
     cells = [_cell("markdown", f"# {title.group(1) if title else page.stem}: measured on your GPU\n\n"
-                               f"The code of [this chapter](../{page.stem}.md), cell by cell.")]
-    cells.append(_cell("code", SETUP))
-    for rel in snippets:
-        cells.append(_cell("markdown", f"`{rel}`"))
-        cells.append(_cell("code", (paths.root() / rel).read_text()))
+                               f"The code of [this chapter](../{page.stem}.md), cell by cell. The prose cells show "
+                               f"the numbers stored for the site until you run them; then they show yours.")]
+    cells.append(_cell("code", SETUP.replace("{page}", page.stem)))
+    for i, stretch in enumerate(stretches):
+        if stretch.strip():
+            rendered = prose(page.stem, i)
+            if rendered:
+                cells.append(_cell("code", f"prose({i})", [PROSE_TAG], rendered))
+        if i < len(snippets):
+            cells.append(_cell("markdown", f"`{snippets[i]}`"))
+            cells.append(_cell("code", (paths.root() / snippets[i]).read_text()))
     for i, cell in enumerate(cells):
         cell["id"] = f"{page.stem}-{i}"  # nbformat 4.5 wants an id on every cell; stable ones keep diffs small
     return {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
@@ -65,7 +110,7 @@ def notebook(page: Path) -> dict | None:
 
 
 def render_all() -> dict[Path, str]:
-    """{notebook path: JSON text} for every chapter in docs/."""
+    """{notebook path: JSON text} for every chapter in docs/, its prose rendered from the stored results."""
     docs = paths.root() / "docs"
     out = {}
     for page in sorted(docs.glob("*.md")):
