@@ -1,0 +1,124 @@
+"""The numbers and verdicts of docs/machine.md, from machine.ceilings on one machine (and SwiGLU's arithmetic
+intensity from memory_bound.eager_bytes, which the roofline plots), with the article's RTX 4060 Laptop figures
+beside them.
+
+No sentence is written here: the page's Markdown reads these fields (`{{ f.ridge | num(0) }}`) and branches on the
+booleans and verdicts (`{% if f.host_bound %}`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from kernelbook import page
+
+LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
+GIB, MIB = 1 << 30, 1 << 20
+# "far below the ridge": the claims ledger's test of the article's "about a hundred times below" (claim `ridge`)
+FAR_BELOW = 50
+LABELS = {  # data keys -> how the tables name them
+    "copy": "copy, read + write (GB/s)",
+    "read": "read only (GB/s)",
+    "write": "write only (GB/s)",
+    "matmul": "bf16 matmul (TFLOP/s)",
+    "ridge": "ridge point, matmul ÷ copy (FLOP/B)",
+    "eager": "eager, µs per launch (CUDA events)",
+    "graph": "CUDA graph replay, µs per kernel",
+    "speedup": "graph speedup",
+    "host": "host time to enqueue one launch, µs",
+}
+HostVersus = Literal["slower", "faster", "similar"]
+GraphVersus = Literal["more", "as much", "less"]
+
+
+@dataclass(frozen=True)
+class Facts:
+    gpu: str  # "H200"
+    sm_count: int
+    l2_known: bool  # the run recorded the L2 size
+    l2_mib: float | None
+    # bandwidth and matmul
+    copy_gib: float  # the copied tensor's size
+    copy_over_l2: float | None  # ... in L2s
+    rounds: int  # do_bench rounds behind each ceiling
+    copy_gbps: float  # bytes read plus bytes written, over the time
+    copy_tbps: float
+    matmul_n: int  # the product is n × n × n
+    matmul_tflops: float
+    ridge: float  # matmul rate over copy bandwidth, FLOP per byte
+    laptop_copy_gbps: float
+    laptop_dram_gbps: float  # the figure the article divided by for its ridge
+    laptop_tflops: float
+    laptop_ridge_published: float  # the article's ridge: matmul over DRAM bandwidth
+    laptop_ridge: float  # the laptop's ridge as this page defines it: matmul over copy
+    copy_vs_laptop: float  # this machine's copy over the laptop's
+    tflops_vs_laptop: float
+    ridge_above_laptop: bool  # this machine needs more FLOP per byte than the laptop (both over the copy)
+    # SwiGLU's activation on the roofline
+    swiglu_flop_per_elem: int
+    swiglu_bytes_per_elem: float  # fused: read g and u, write the output
+    swiglu_flop_per_byte: float
+    ridge_over_swiglu: float  # how many times below the ridge it sits
+    swiglu_far_below_ridge: bool  # at least FAR_BELOW times below
+    # launches
+    launches: int
+    launch_repeats: int
+    eager_us: float  # GPU wall time per launch, launched one by one from Python (CUDA events)
+    graph_us: float  # per kernel, replayed from one CUDA graph
+    launch_speedup: float
+    host_us: float  # host time to enqueue one launch, median over repeats
+    host_us_low: float  # ... lowest and highest repeat
+    host_us_high: float
+    laptop_host_us: float
+    laptop_graph_low: float  # the article's graph speedup, a range
+    laptop_graph_high: float
+    host_versus_laptop: HostVersus  # "similar": the laptop's figure lies within this machine's range over repeats
+    host_bound: bool  # Python takes longer to enqueue a launch than the GPU takes to run one from a graph
+    graph_versus_laptop: GraphVersus  # the graph speedup against the laptop's range
+
+
+def _host_versus(low: float, high: float, laptop: float) -> HostVersus:
+    return "slower" if low > laptop else "faster" if high < laptop else "similar"
+
+
+def _graph_versus(speedup: float, low: float, high: float) -> GraphVersus:
+    return "more" if speedup > high else "less" if speedup < low else "as much"
+
+
+def from_data(ceilings: dict[str, Any], laptop: dict[str, Any], eager_bytes: dict[str, Any], gpu: str,
+              sm_count: int, l2_bytes: int | None) -> Facts:
+    bw, mm, launch = ceilings["bandwidth"], ceilings["matmul"], ceilings["launch"]
+    si = eager_bytes["swiglu_intensity"]
+    ridge = ceilings["ridge_flop_per_byte"]
+    laptop_ridge = laptop["bf16_tflops"] * 1e3 / laptop["copy_gbps"]
+    host = launch["host_enqueue_us"]
+    return Facts(
+        gpu=gpu, sm_count=sm_count, l2_known=l2_bytes is not None, l2_mib=l2_bytes / MIB if l2_bytes else None,
+        copy_gib=bw["bytes"] / GIB, copy_over_l2=bw["bytes"] / l2_bytes if l2_bytes else None,
+        rounds=bw["copy"]["n"], copy_gbps=bw["copy"]["gbps"], copy_tbps=bw["copy"]["gbps"] / 1e3,
+        matmul_n=round((mm["flop"] / 2) ** (1 / 3)), matmul_tflops=mm["tflops"], ridge=ridge,
+        laptop_copy_gbps=laptop["copy_gbps"], laptop_dram_gbps=laptop["dram_gbps"],
+        laptop_tflops=laptop["bf16_tflops"], laptop_ridge_published=laptop["ridge_flop_per_byte"],
+        laptop_ridge=laptop_ridge, copy_vs_laptop=bw["copy"]["gbps"] / laptop["copy_gbps"],
+        tflops_vs_laptop=mm["tflops"] / laptop["bf16_tflops"], ridge_above_laptop=ridge > laptop_ridge,
+        swiglu_flop_per_elem=si["flop_per_elem"], swiglu_bytes_per_elem=si["fused_bytes_per_elem"],
+        swiglu_flop_per_byte=si["fused_flop_per_byte"], ridge_over_swiglu=ridge / si["fused_flop_per_byte"],
+        swiglu_far_below_ridge=ridge / si["fused_flop_per_byte"] >= FAR_BELOW,
+        launches=launch["launches"], launch_repeats=launch["repeats"],
+        eager_us=launch["eager_us_per_launch"], graph_us=launch["graph_us_per_launch"],
+        launch_speedup=launch["speedup"], host_us=host["median"], host_us_low=host["min"], host_us_high=host["max"],
+        laptop_host_us=laptop["launch_host_us"], laptop_graph_low=laptop["graph_speedup_low"],
+        laptop_graph_high=laptop["graph_speedup_high"],
+        host_versus_laptop=_host_versus(host["min"], host["max"], laptop["launch_host_us"]),
+        host_bound=host["median"] > launch["graph_us_per_launch"],
+        graph_versus_laptop=_graph_versus(launch["speedup"], laptop["graph_speedup_low"],
+                                          laptop["graph_speedup_high"]),
+    )
+
+
+def facts(machine: str | None = None) -> Facts:
+    r = page.result("machine.ceilings", machine)
+    return from_data(r.data, page.result("machine.ceilings", LAPTOP).data,
+                     page.result("memory_bound.eager_bytes", machine).data, page.machine_label(r),
+                     r.provenance["sm_count"], r.provenance.get("l2_bytes"))

@@ -1,0 +1,73 @@
+"""The machine facts on the fixture results, and each verdict driven both ways by the data."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from kernelbook import page
+from kernelbook.chapters.machine import facts as F
+
+
+@pytest.fixture
+def data(fixture_results):
+    load = lambda name, m=None: copy.deepcopy(page.result(name, m).data)  # noqa: E731
+    return {"ceilings": load("machine.ceilings"), "laptop": load("machine.ceilings", F.LAPTOP),
+            "eager_bytes": load("memory_bound.eager_bytes"), "gpu": "H200", "sm_count": 132, "l2_bytes": None}
+
+
+def test_the_fixture_reads_as_stored(data):
+    f = F.from_data(**data)
+    c = data["ceilings"]
+    assert f.copy_gbps == c["bandwidth"]["copy"]["gbps"] and f.copy_tbps == pytest.approx(f.copy_gbps / 1e3)
+    assert f.matmul_n == 8192 and f.rounds == 3 and f.copy_gib == 2
+    assert f.ridge == c["ridge_flop_per_byte"] and f.laptop_ridge_published == 102
+    assert f.laptop_ridge == pytest.approx(25.3e3 / 226)  # the laptop's matmul over its copy, not over DRAM
+    assert f.copy_vs_laptop == pytest.approx(f.copy_gbps / 226)
+    assert f.eager_us == c["launch"]["eager_us_per_launch"] and f.host_us == c["launch"]["host_enqueue_us"]["median"]
+    assert f.ridge_over_swiglu == pytest.approx(f.ridge / (5 / 6))
+    assert not f.l2_known and f.l2_mib is None and f.copy_over_l2 is None
+    assert F.facts().gpu == "H200"
+
+
+def test_l2_is_read_when_the_run_recorded_it(data):
+    f = F.from_data(**{**data, "l2_bytes": 60 * F.MIB})
+    assert f.l2_known and f.l2_mib == 60 and f.copy_over_l2 == pytest.approx(2 * 1024 / 60)
+
+
+def test_ridge_above_laptop_compares_both_over_the_copy(data):
+    laptop_ridge = 25.3e3 / 226
+    data["ceilings"]["ridge_flop_per_byte"] = laptop_ridge + 1
+    assert F.from_data(**data).ridge_above_laptop
+    data["ceilings"]["ridge_flop_per_byte"] = laptop_ridge - 1  # above the article's 102, below its copy-based 112
+    assert not F.from_data(**data).ridge_above_laptop
+
+
+def test_swiglu_is_far_below_the_ridge_only_at_fifty_times(data):
+    data["eager_bytes"]["swiglu_intensity"]["fused_flop_per_byte"] = 1.0
+    data["ceilings"]["ridge_flop_per_byte"] = F.FAR_BELOW
+    assert F.from_data(**data).swiglu_far_below_ridge
+    data["ceilings"]["ridge_flop_per_byte"] = F.FAR_BELOW - 1
+    assert not F.from_data(**data).swiglu_far_below_ridge
+
+
+@pytest.mark.parametrize("low, high, verdict", [(8.2, 9.0, "slower"), (7.0, 8.0, "faster"), (7.0, 9.0, "similar")])
+def test_host_against_the_laptop_is_similar_when_its_figure_is_inside_our_range(data, low, high, verdict):
+    host = data["ceilings"]["launch"]["host_enqueue_us"]
+    host["min"], host["max"] = low, high  # the laptop's 8.1 µs
+    assert F.from_data(**data).host_versus_laptop == verdict
+
+
+def test_host_bound_when_enqueueing_takes_longer_than_a_graph_kernel(data):
+    launch = data["ceilings"]["launch"]
+    launch["graph_us_per_launch"] = launch["host_enqueue_us"]["median"] - 0.1
+    assert F.from_data(**data).host_bound
+    launch["graph_us_per_launch"] = launch["host_enqueue_us"]["median"] + 0.1
+    assert not F.from_data(**data).host_bound
+
+
+@pytest.mark.parametrize("speedup, verdict", [(7.25, "less"), (8.0, "as much"), (9.0, "as much"), (9.5, "more")])
+def test_graph_speedup_against_the_laptops_range(data, speedup, verdict):
+    data["ceilings"]["launch"]["speedup"] = speedup
+    assert F.from_data(**data).graph_versus_laptop == verdict

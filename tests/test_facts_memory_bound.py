@@ -1,0 +1,120 @@
+"""The memory-bound facts on the fixture results, and each verdict driven both ways by the data."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from kernelbook import page
+from kernelbook.chapters.memory_bound import facts as F
+
+
+@pytest.fixture
+def data(fixture_results):
+    load = lambda name, m=None: copy.deepcopy(page.result(name, m).data)  # noqa: E731
+    return {"eager_bytes": load("memory_bound.eager_bytes"), "ceilings": load("machine.ceilings"),
+            "laptop": load("memory_bound.eager_bytes", F.LAPTOP), "laptop_ceilings": load("machine.ceilings", F.LAPTOP),
+            "laptop_versions": load("fusing_by_hand.versions", F.LAPTOP), "gpu": "H200",
+            "transformers_version": "5.17.0"}
+
+
+def _chain(d, key):
+    return d["eager_bytes"]["chains"][key]
+
+
+def _time(d, key, ratio):
+    """Set a chain's measured time to `ratio` times its prediction."""
+    c = _chain(d, key)
+    c["bench"]["median"] = ratio * c["predicted_us"] / 1e3
+
+
+def test_the_fixture_reads_as_stored(data):
+    f = F.from_data(**data)
+    norm = _chain(data, "add_rmsnorm")
+    assert f.norm_kernels == 9 and f.norm_bytes == norm["bytes_per_elem"] and f.dtype == "bf16"
+    assert f.norm_predicted_ms == pytest.approx(norm["predicted_us"] / 1e3)
+    assert f.norm_over_predicted == pytest.approx(norm["bench"]["median"] * 1e3 / norm["predicted_us"])
+    assert f.norm_as_laptop and f.swiglu_as_laptop and f.copy_gib_each_way == 1
+    assert f.laptop_norm_measured_ms == 6.2 and f.laptop_norm_predicted_ms == 6.2 and f.laptop_within_band
+    assert f.laptop_ridge == pytest.approx(25.3e3 / 226) and f.laptop_ridge_published == 102
+    assert f.norm_streaming == 7 and f.norm_tiny == 2 and f.norm_has_tiny and f.kernels_streaming == 9
+    # the fixture runs every kernel 11-14% over its bytes' time: none within the band
+    assert f.norm_streaming_within == 0 and f.kernels_outside_band == 9 and not f.every_kernel_within_band
+    assert not f.bytes_predict_time and f.norm_versus == "slower"
+    assert F.facts().gpu == "H200"
+
+
+@pytest.mark.parametrize("ratio, verdict", [(1.0, "within"), (1.09, "within"), (0.91, "within"), (1.2, "slower"),
+                                            (0.8, "faster")])
+def test_a_chain_is_within_the_band_of_its_prediction_either_way(data, ratio, verdict):
+    _time(data, "add_rmsnorm", ratio)
+    f = F.from_data(**data)
+    assert f.norm_versus == verdict and f.norm_within_band == (verdict == "within")
+
+
+def test_bytes_predict_time_only_when_both_chains_do(data):
+    _time(data, "add_rmsnorm", 1.05)
+    _time(data, "swiglu", 0.97)
+    assert F.from_data(**data).bytes_predict_time
+    _time(data, "swiglu", 1.12)  # SwiGLU's 1.12x on the H200
+    f = F.from_data(**data)
+    assert not f.bytes_predict_time and f.norm_within_band and not f.swiglu_within_band
+
+
+def test_the_laptop_verdict_reads_its_measured_time(data):
+    data["laptop_versions"]["add_rmsnorm_eager_ms"] = 7.0
+    f = F.from_data(**data)
+    assert not f.laptop_within_band and f.laptop_norm_over_predicted == pytest.approx(7.0 / 6.2)
+
+
+def test_kernel_verdicts_follow_each_streaming_kernel(data):
+    for c in data["eager_bytes"]["chains"].values():
+        for k in c["kernels"]:
+            k["us"] = k["predicted_us"]
+    f = F.from_data(**data)
+    assert f.every_kernel_within_band and f.norm_streaming_within == 7 and f.kernels_outside_band == 0
+    assert not f.norm_only_vectorized_keep_pace  # the generic kernels kept pace too
+    streaming = [k for k in _chain(data, "add_rmsnorm")["kernels"] if k["bytes_per_elem"] >= F.STREAMING]
+    generic = [k for k in streaming if k["kernel_short"] != F.VECTORIZED]
+    for k in generic:
+        k["us"] = 1.5 * k["predicted_us"]
+    _chain(data, "add_rmsnorm")["kernels"][8]["us"] *= 2  # kernel 9, 3x
+    f = F.from_data(**data)
+    assert f.norm_only_vectorized_keep_pace and not f.every_kernel_within_band
+    assert f.norm_streaming_within == len(streaming) - len(generic) and f.kernels_outside_band == len(generic)
+    generic[0]["us"] = generic[0]["predicted_us"]  # a generic kernel at the copy's pace breaks the pattern
+    assert not F.from_data(**data).norm_only_vectorized_keep_pace
+    assert (f.norm_worst_index, f.norm_worst_op, f.norm_worst_over_predicted) == (9, "mul.Tensor", pytest.approx(3))
+
+
+def test_one_slow_swiglu_kernel_is_enough_to_fail_every_kernel(data):
+    for c in data["eager_bytes"]["chains"].values():
+        for k in c["kernels"]:
+            k["us"] = k["predicted_us"]
+    _chain(data, "swiglu")["kernels"][0]["us"] *= 1.11
+    f = F.from_data(**data)
+    assert not f.every_kernel_within_band and f.swiglu_streaming_within == 1
+
+
+def test_tiny_kernels_are_those_under_a_byte_per_element(data):
+    norm = _chain(data, "add_rmsnorm")
+    norm["kernels"] = [k for k in norm["kernels"] if k["bytes_per_elem"] >= F.STREAMING]
+    f = F.from_data(**data)
+    assert not f.norm_has_tiny and f.norm_tiny == 0 and f.norm_streaming == 7
+
+
+def test_same_chain_as_the_laptop_needs_the_same_counts(data):
+    _chain(data, "add_rmsnorm")["count"] = 8
+    _chain(data, "swiglu")["fused_bytes_per_elem"] = 7.0
+    f = F.from_data(**data)
+    assert not f.norm_as_laptop and not f.swiglu_as_laptop
+
+
+def test_far_below_the_ridge_on_both_machines(data):
+    assert F.from_data(**data).far_below_ridge
+    data["ceilings"]["ridge_flop_per_byte"] = 40 * data["eager_bytes"]["swiglu_intensity"]["fused_flop_per_byte"]
+    assert not F.from_data(**data).far_below_ridge
+    data["ceilings"]["ridge_flop_per_byte"] = 500
+    data["laptop_ceilings"]["copy_gbps"] = 25.3e3 / 40 * 6 / 5  # the laptop's ridge 40x its intensity
+    assert not F.from_data(**data).far_below_ridge
