@@ -6,7 +6,7 @@ norm = r.data["add_rmsnorm"]
 code = norm["code"]
 name = norm["summary"]["kernel_names"][0]
 
-print(f"`{name}`, trimmed to its body (index aliases dropped):\n")
+print(f"`{name}`, trimmed (index aliases dropped):\n")
 print("```python\n" + ic.trim_kernel(ic.kernel_sources(code)[name]) + "\n```\n")
 print(f'??? note "Full generated module ({len(code):,} characters)"\n')
 print("    ```python")

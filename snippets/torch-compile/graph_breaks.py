@@ -1,20 +1,21 @@
 from kernelbook import page
+from kernelbook.chapters.torch_compile.facts import LABELS
 
 r = page.result("torch_compile.graph_breaks")
 laptop = page.result("torch_compile.graph_breaks", "nvidia-geforce-rtx-4060-laptop-gpu").data
 dec = page.result("decode.constraints")  # torch._dynamo.explain of the decode chapter's static-cache step
 rows = []
-for key, label in (("plain", "add + RMSNorm"), ("checked", "add + RMSNorm with the .item() check")):
+for key in ("plain", "checked"):
     d = r.data[key]
-    rows.append([label, d["graph_count"], d["graph_break_count"], d["op_count"],
+    rows.append([LABELS[("graphs", key)], d["graph_count"], d["graph_break_count"], d["op_count"],
                  d["break_reasons"][0]["reason"].splitlines()[0] if d["break_reasons"] else "—"])
 ex = dec.data["explain"]
 first = str(ex["break_reasons"][0]).splitlines()[0] if ex["break_reasons"] else "—"
 rows.append(["Qwen2 decode step, static cache (decode chapter)", ex["graph_count"], ex["graph_break_count"],
              page.num(ex["op_count"], 0), first])
-rows.append(["article's laptop: add + RMSNorm with the check", laptop["graph_count"], laptop["graph_break_count"], "—",
+rows.append(["laptop (article): add + RMSNorm, checked", laptop["graph_count"], laptop["graph_break_count"], "—",
              laptop["reason"]])
-rows.append(["article's laptop: decode step, static cache", laptop["decode_graph_count"],
+rows.append(["laptop (article): decode step, static cache", laptop["decode_graph_count"],
              laptop["decode_graph_break_count"], page.num(laptop["decode_op_count"], 0), "—"])
 print(page.table(["function", "graphs", "breaks", "operations", "break reason (first line)"], rows, align="lrrrl"))
 br = r.data["checked"]["break_reasons"]

@@ -1,0 +1,389 @@
+"""The numbers and verdicts of docs/torch-compile.md, from the torch_compile.* results on one machine (with the
+decode chapter's compiled step and the machine's launch cost), and the article's RTX 4060 Laptop figures beside them.
+
+No sentence is written here: the page's Markdown reads these fields (`{{ f.one_saved_us | num(1) }}`) and branches
+on the booleans and verdicts (`{% if f.later_quiet %}`).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from kernelbook import page
+from kernelbook.chapters.torch_compile import generated_code as ic
+
+LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
+SIMILAR = 1.25  # two figures are "about the same" when the larger is within this factor of the smaller
+DOMINATES = 0.5  # the matrix products "dominate" a call at this share of its GPU time or more
+BF16_BYTES = 2  # every tensor these experiments compile is bf16
+WEIGHT_POINTER = "in_ptr2"  # add + RMSNorm's third input, the (hidden,) weight, in the generated kernel's arguments
+DECODE_MODES = ("default", "reduce-overhead", "max-autotune")
+LABELS = {  # data keys -> how the tables name them
+    ("compile", "add_rmsnorm"): "add + RMSNorm",
+    ("compile", "mlp_1token"): "MLP half, 1 token",
+    ("graphs", "plain"): "add + RMSNorm",
+    ("graphs", "checked"): "add + RMSNorm with the .item() check",
+    ("step", "triton"): "Triton kernel (Inductor's)",
+    ("step", "extern"): "extern call (cuBLAS)",
+    ("step", "reuse"): "buffer reuse",
+    ("step", "aten"): "ATen fallback",
+}
+Versus = Literal["similar", "more", "less"]  # a figure against the laptop's, by the SIMILAR factor
+Range = Literal["below", "within", "above"]  # a figure against a range the article gave
+Reread = Literal["stored", "recomputed", "none"]  # how a looped reduction gets the row again in its later loop
+_PARTITION = re.compile(r"^def (partition_\d+)\(args\):\s*$", re.M)
+_INDEX = re.compile(r"_\d+$")
+
+
+@dataclass(frozen=True)
+class Facts:
+    gpu: str  # "H200"
+    # the generated add + RMSNorm kernel
+    norm_rows: int
+    norm_cols: int
+    norm_kernels: int
+    laptop_norm_kernels: int
+    norm_kernels_as_laptop: bool
+    norm_kernel: str  # its name
+    norm_kernel_kind: str  # "reduction", "persistent reduction", ... (from the name's prefix)
+    norm_chunked: bool  # walks each row in blocks
+    norm_loops: int
+    norm_reread: Reread
+    norm_reread_pointer: str  # the pointer a later loop loads again ("" if none)
+    norm_row_kb: float  # one row of h in bf16
+    evict_first: int  # loads with each cache hint
+    evict_last: int
+    weight_kept: bool  # the weight vector's load is marked evict_last
+    kernel_xnumel: int | None  # the size constants in the kernel's source
+    kernel_rnumel: int | None
+    shape_baked: bool  # both equal the input's shape
+    # the MLP half at one token, default mode
+    mlp_hidden: int
+    mlp_width: int
+    mlp_triton: int
+    mlp_extern: int
+    mlp_mm: int
+    mlp_addmm: int
+    mlp_reuses: int
+    mlp_reinterpret: int
+    laptop_mlp_triton: int
+    laptop_mlp_mm: int
+    laptop_mlp_addmm: int
+    mlp_as_laptop: bool  # the same launches and extern calls as the article printed
+    residual_in_addmm: bool  # an addmm with beta=1: cuBLAS adds the residual
+    # eager against compiled, profiled
+    profile_calls: int
+    small_tokens: int
+    big_tokens: int
+    one_removed: int
+    one_saved_us: float
+    one_eager_us: float
+    one_compiled_us: float
+    one_saved_share: float
+    laptop_one_saved_low: float
+    laptop_one_saved_high: float
+    laptop_one_removed: int
+    one_saved_vs_laptop: Range
+    eager_kernel_us_low: float  # the eager ATen kernels at one token, GPU µs each
+    eager_kernel_us_high: float
+    eager_kernel_us_median: float
+    laptop_kernel_us_low: float
+    laptop_kernel_us_high: float
+    launch_us: float  # host time to enqueue one launch (machine.ceilings)
+    laptop_launch_us: float
+    launch_beats_kernel: bool  # a launch costs the host more than the median eager kernel runs
+    one_host_eager_us: float
+    one_host_compiled_us: float
+    addmm_copies: int  # device-to-device copies in the compiled call at one token
+    addmm_copy_us: float
+    addmm_copy: bool  # there are copies, and an addmm they feed
+    laptop_addmm_copy_us: float
+    big_saved_us: float
+    big_eager_us: float
+    big_saved_share: float
+    laptop_big_saved_ms: float
+    laptop_big_eager_ms: float
+    laptop_big_saved_share: float
+    big_saving_vs_laptop: Versus
+    big_gemm_share_eager: float  # the matrix products' share of the call's GPU time
+    big_gemm_share_compiled: float
+    big_gemm_dominates: bool
+    # compile time
+    norm_cold_s: float
+    norm_warm_s: float
+    mlp_cold_s: float
+    mlp_warm_s: float
+    laptop_norm_cold_s: float
+    norm_cold_vs_laptop: Versus
+    decode_cold_low: float
+    decode_cold_high: float
+    decode_cold_slowest: str  # the mode
+    decode_warm_low: float
+    decode_warm_high: float
+    laptop_decode_cold_low: float
+    laptop_decode_cold_high: float
+    laptop_decode_warm_low: float
+    laptop_decode_warm_high: float
+    decode_cold_above_laptop: bool  # the slowest cold compile is longer than any the laptop reported
+    decode_warm_above_laptop: bool
+    decode_warm_modes: int  # modes measured with a warm cache
+    decode_default_cold_s: float  # default mode cold, in this page's two-process run ...
+    decode_default_cold_other_s: float  # ... and in the decode chapter's own run
+    decode_cold_runs_differ: bool
+    # recompiles
+    recompile_tokens: tuple[int, ...]
+    first_call_s: float
+    second_tokens: int
+    second_recompiled: bool  # the second call compiled a graph
+    recompile_s: float
+    laptop_recompile_s: float
+    recompile_vs_laptop: Versus
+    later_tokens: tuple[int, ...]
+    later_ms: tuple[float, ...]
+    later_graphs: int
+    later_quiet: bool  # no later call compiled anything
+    # graph breaks
+    plain_graphs: int
+    plain_breaks: int
+    checked_graphs: int
+    checked_breaks: int
+    laptop_checked_graphs: int
+    laptop_checked_breaks: int
+    checked_broke: bool  # the .item() check broke the graph
+    checked_as_laptop: bool
+    break_line: str  # the source line where the graph broke
+    decode_graphs: int
+    decode_breaks: int
+    decode_ops: int
+    laptop_decode_ops: int
+    decode_unbroken: bool  # the decode step is one graph with no break
+    # modes
+    sm_count: int
+    min_sms: int
+    threshold_line: str  # the line of torch's source that sets the threshold
+    is_big_gpu: bool
+    laptop_sm_count: int
+    laptop_min_sms: int
+    same_threshold: bool
+    laptop_big: bool
+    ma_sets_cdt: bool  # mode="max-autotune" turns coordinate_descent_tuning on
+    mm_rewrite_needs_cdt: bool  # the one-row matmul rewrite is gated on coordinate-descent tuning
+    mm_rewrite_comment: str  # torch's source comment on it
+    ma_kernels: int  # the MLP half under max-autotune, one token
+    ma_mm_kernels: int
+    ma_extern: int
+    ma_all_triton: bool
+    ma_down_kernel: str
+    ma_down_found: bool
+    decode_down_kernel: str  # the decode step's down projection under max-autotune ("" if not among the busiest)
+    decode_down_found: bool
+    laptop_down_kernel: str
+    same_down_fusion: bool  # the same name but for Inductor's running number
+    decode_ma_triton: int  # kernels per decode step
+    decode_ma_other: int
+    decode_ro_triton: int
+    decode_ro_other: int
+    decode_bias_templates: int  # addmm (matmul with a bias) run as Triton templates, per step
+    decode_uses_templates: bool
+    laptop_bias_cublas: int
+    only_attention_outside: bool  # among the step's busiest kernels, only attention ran outside Triton
+
+
+def _versus(x: float, ref: float) -> Versus:
+    ratio = x / ref
+    return "similar" if 1 / SIMILAR <= ratio <= SIMILAR else "more" if ratio > 1 else "less"
+
+
+def _range(x: float, low: float, high: float) -> Range:
+    return "below" if x < low else "above" if x > high else "within"
+
+
+def launches(code: str) -> list[dict[str, Any]]:
+    """The steps of a generated module's call(), classified; where call() only hands its work to graph partitions
+    (max-autotune's CUDA graphs), the steps of the partitions' bodies instead."""
+    steps = ic.call_summary(code)["steps"]
+    if steps:
+        return steps
+    return [s for name in _PARTITION.findall(code)
+            for s in ic.call_summary(code.replace(f"def {name}(args):", "def call(args):", 1))["steps"]]
+
+
+def decode_compiles(compile_warm: dict[str, Any], six_ways: dict[str, Any]) -> list[dict[str, Any]]:
+    """The decode step's compile in each mode: from the decode chapter's two-process run where it measured that mode
+    (cold and warm), else cold only from its six-ways run. later_ms: the third call, after any graph recording."""
+    out = []
+    for mode in DECODE_MODES:
+        key = "compile_" + mode.replace("-", "_")
+        if key in compile_warm["modes"]:
+            cold, warm = compile_warm["cold"]["modes"][key], compile_warm["warm"]["modes"][key]
+            out.append({"mode": mode, "cold_s": cold["compile_s"], "warm_s": warm["compile_s"],
+                        "later_ms": warm["calls_s"][-1] * 1e3, "own_run": False})
+        else:
+            setup = six_ways["setup"][key]
+            out.append({"mode": mode, "cold_s": setup["compile_s"], "warm_s": None,
+                        "later_ms": setup["calls_s"][-1] * 1e3, "own_run": True})
+    return out
+
+
+def _gemm_share(side: dict[str, Any]) -> float:
+    return sum(k["us"] for k in side["kernels"] if k["family"] == "gemm") / side["busy_us"]
+
+
+def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time: dict[str, Any],
+              recompiles: dict[str, Any], graph_breaks: dict[str, Any], modes: dict[str, Any],
+              ceilings: dict[str, Any], compile_warm: dict[str, Any], six_ways: dict[str, Any],
+              constraints: dict[str, Any], laptop: dict[str, dict[str, Any]], gpu: str) -> Facts:
+    """laptop: the article's published records by experiment short name (codegen, mlp_profile, ...)."""
+    lc, lp, lt, lr, lg, lm = (laptop[n] for n in ("codegen", "mlp_profile", "compile_time", "recompiles",
+                                                   "graph_breaks", "modes"))
+    # the add + RMSNorm kernel
+    norm = codegen["add_rmsnorm"]
+    rows, cols = norm["shapes"][0]
+    k = norm["summary"]["kernels"][0]
+    consts = k["constants"]
+    xnumel, rnumel = consts.get("xnumel"), consts.get("r0_numel", consts.get("rnumel"))
+    reread: Reread = "stored" if k["stored_then_reloaded"] else "recomputed" if k["reloaded_in_later_loop"] else "none"
+    pointers = k["stored_then_reloaded"] or k["reloaded_in_later_loop"]
+    # the MLP half's call() at one token
+    mlp = codegen["mlp_1token"]
+    call = mlp["summary"]["call"]
+    ext = call["extern_calls"]
+    tokens, hidden = mlp["shapes"][0]
+    residual_in_addmm = any(s["op"] == "addmm" and "beta=1" in s["line"] for s in call["steps"])
+    width = max(c["constants"].get("xnumel", 0) for c in mlp["summary"]["kernels"] if c["kind"] == "pointwise")
+    # the profile
+    by = mlp_profile["by_tokens"]
+    small, big = (by[str(t)] for t in (min(map(int, by)), max(map(int, by))))
+    eager_us = sorted(x["us"] for x in small["eager"]["kernels"] if x["family"] == "aten")
+    copies = [x["us"] for x in small["compiled"]["kernels"] if x["family"] == "copy"]
+    launch_us = ceilings["launch"]["host_enqueue_us"]["median"]
+    big_share = big["saved_us"] / big["eager"]["busy_us"]
+    # compile time
+    dec = decode_compiles(compile_warm, six_ways)
+    cold = [d["cold_s"] for d in dec]
+    warm = [d["warm_s"] for d in dec if d["warm_s"] is not None]
+    slowest = max(dec, key=lambda d: d["cold_s"])
+    default_cold = next(d["cold_s"] for d in dec if d["mode"] == "default")
+    default_other = six_ways["setup"]["compile_default"]["compile_s"]
+    # recompiles
+    calls = recompiles["calls"]
+    later = calls[2:]
+    # graph breaks
+    checked, plain = graph_breaks["checked"], graph_breaks["plain"]
+    explain = constraints["explain"]
+    # modes and max-autotune
+    ma = codegen["mlp_1token_max_autotune"]
+    ma_kernels = ma["summary"]["kernels"]
+    ma_mm = [x for x in ma_kernels if "_mm_" in x["name"] or x["name"].endswith("_mm")]
+    ma_down = next((x["name"] for x in ma_mm if x["constants"].get("xnumel") == hidden * tokens), "")
+    ma_extern = sum(s["kind"] == "extern" for s in launches(ma["code"]))
+    mix = six_ways["kernel_mix"]
+    top = mix["compile_max_autotune"]["top"]
+    down = next((x["name"] for x in top if "_mm_" in x["name"] and "silu" in x["name"]), "")
+    outside = [x["name"] for x in top if not x["name"].startswith("triton_")]
+    bias_templates = sum(x["count"] for x in top if x["name"].startswith("triton_tem_") and "addmm" in x["name"])
+    laptop_down = lc["decode_down_proj_kernel_max_autotune"]
+    return Facts(
+        gpu=gpu,
+        norm_rows=rows, norm_cols=cols, norm_kernels=norm["summary"]["kernel_count"],
+        laptop_norm_kernels=lc["add_rmsnorm_kernels"],
+        norm_kernels_as_laptop=norm["summary"]["kernel_count"] == lc["add_rmsnorm_kernels"],
+        norm_kernel=k["name"], norm_kernel_kind=k["kind"], norm_chunked=k["chunked"], norm_loops=k["loops"],
+        norm_reread=reread, norm_reread_pointer=pointers[0] if pointers else "",
+        norm_row_kb=cols * BF16_BYTES / 1024,
+        evict_first=k["eviction"].get("evict_first", 0), evict_last=k["eviction"].get("evict_last", 0),
+        weight_kept=k["eviction_by_pointer"].get(WEIGHT_POINTER) == "evict_last",
+        kernel_xnumel=xnumel, kernel_rnumel=rnumel, shape_baked=(xnumel, rnumel) == (rows, cols),
+        mlp_hidden=hidden, mlp_width=width // tokens, mlp_triton=call["triton_launches"], mlp_extern=len(ext),
+        mlp_mm=ext.count("mm"), mlp_addmm=ext.count("addmm"), mlp_reuses=len(call["reuses"]),
+        mlp_reinterpret=call["reinterpret_tensor"],
+        laptop_mlp_triton=lc["mlp_1token_triton_kernels"], laptop_mlp_mm=lc["mlp_1token_extern"].count("mm"),
+        laptop_mlp_addmm=lc["mlp_1token_extern"].count("addmm"),
+        mlp_as_laptop=ext == lc["mlp_1token_extern"] and call["triton_launches"] == lc["mlp_1token_triton_kernels"],
+        residual_in_addmm=residual_in_addmm,
+        profile_calls=mlp_profile["calls"], small_tokens=min(map(int, by)), big_tokens=max(map(int, by)),
+        one_removed=int(small["kernels_removed"]), one_saved_us=small["saved_us"],
+        one_eager_us=small["eager"]["busy_us"], one_compiled_us=small["compiled"]["busy_us"],
+        one_saved_share=small["saved_us"] / small["eager"]["busy_us"],
+        laptop_one_saved_low=lp["saved_us_1token_low"], laptop_one_saved_high=lp["saved_us_1token_high"],
+        laptop_one_removed=lp["kernels_removed_1token"],
+        one_saved_vs_laptop=_range(small["saved_us"], lp["saved_us_1token_low"], lp["saved_us_1token_high"]),
+        eager_kernel_us_low=eager_us[0], eager_kernel_us_high=eager_us[-1],
+        eager_kernel_us_median=statistics.median(eager_us),
+        laptop_kernel_us_low=lp["removed_kernel_us_low"], laptop_kernel_us_high=lp["removed_kernel_us_high"],
+        launch_us=launch_us, laptop_launch_us=lp["launch_host_us"],
+        launch_beats_kernel=launch_us > statistics.median(eager_us),
+        one_host_eager_us=small["eager"]["cpu_us"], one_host_compiled_us=small["compiled"]["cpu_us"],
+        addmm_copies=len(copies), addmm_copy_us=sum(copies), addmm_copy=bool(copies) and residual_in_addmm,
+        laptop_addmm_copy_us=lp["addmm_copy_us"],
+        big_saved_us=big["saved_us"], big_eager_us=big["eager"]["busy_us"], big_saved_share=big_share,
+        laptop_big_saved_ms=lp["saved_ms_2048"], laptop_big_eager_ms=lp["eager_ms_2048"],
+        laptop_big_saved_share=lp["saved_pct_2048"] / 100,
+        big_saving_vs_laptop=_versus(big_share, lp["saved_pct_2048"] / 100),
+        big_gemm_share_eager=_gemm_share(big["eager"]), big_gemm_share_compiled=_gemm_share(big["compiled"]),
+        big_gemm_dominates=_gemm_share(big["eager"]) >= DOMINATES,
+        norm_cold_s=compile_time["add_rmsnorm"]["cold"]["first_call_s"],
+        norm_warm_s=compile_time["add_rmsnorm"]["warm"]["first_call_s"],
+        mlp_cold_s=compile_time["mlp_1token"]["cold"]["first_call_s"],
+        mlp_warm_s=compile_time["mlp_1token"]["warm"]["first_call_s"],
+        laptop_norm_cold_s=lt["add_rmsnorm_cold_s"],
+        norm_cold_vs_laptop=_versus(compile_time["add_rmsnorm"]["cold"]["first_call_s"], lt["add_rmsnorm_cold_s"]),
+        decode_cold_low=min(cold), decode_cold_high=max(cold), decode_cold_slowest=slowest["mode"],
+        decode_warm_low=min(warm), decode_warm_high=max(warm),
+        laptop_decode_cold_low=lt["decode_cold_s_low"], laptop_decode_cold_high=lt["decode_cold_s_high"],
+        laptop_decode_warm_low=lt["decode_warm_s_low"], laptop_decode_warm_high=lt["decode_warm_s_high"],
+        decode_cold_above_laptop=max(cold) > lt["decode_cold_s_high"],
+        decode_warm_above_laptop=max(warm) > lt["decode_warm_s_high"], decode_warm_modes=len(warm),
+        decode_default_cold_s=default_cold, decode_default_cold_other_s=default_other,
+        decode_cold_runs_differ=_versus(default_cold, default_other) != "similar",
+        recompile_tokens=tuple(c["tokens"] for c in calls), first_call_s=calls[0]["seconds"],
+        second_tokens=calls[1]["tokens"], second_recompiled=calls[1]["graphs_compiled"] > 0,
+        recompile_s=calls[1]["seconds"], laptop_recompile_s=lr["recompile_s"],
+        recompile_vs_laptop=_versus(calls[1]["seconds"], lr["recompile_s"]),
+        later_tokens=tuple(c["tokens"] for c in later), later_ms=tuple(c["seconds"] * 1e3 for c in later),
+        later_graphs=sum(c["graphs_compiled"] for c in later),
+        later_quiet=all(c["graphs_compiled"] == 0 for c in later),
+        plain_graphs=plain["graph_count"], plain_breaks=plain["graph_break_count"],
+        checked_graphs=checked["graph_count"], checked_breaks=checked["graph_break_count"],
+        laptop_checked_graphs=lg["graph_count"], laptop_checked_breaks=lg["graph_break_count"],
+        checked_as_laptop=(checked["graph_count"], checked["graph_break_count"]) == (lg["graph_count"],
+                                                                                      lg["graph_break_count"]),
+        checked_broke=checked["graph_break_count"] > 0,
+        break_line=checked["break_reasons"][0]["line"] if checked["break_reasons"] else "",
+        decode_graphs=explain["graph_count"], decode_breaks=explain["graph_break_count"],
+        decode_ops=explain["op_count"], laptop_decode_ops=lg["decode_op_count"],
+        decode_unbroken=explain["graph_count"] == 1 and explain["graph_break_count"] == 0,
+        sm_count=modes["sm_count"], min_sms=modes["threshold"]["min_sms"],
+        threshold_line=modes["threshold"]["source_line"], is_big_gpu=modes["is_big_gpu"],
+        laptop_sm_count=lm["sm_count"], laptop_min_sms=lm["min_sms"],
+        same_threshold=modes["threshold"]["min_sms"] == lm["min_sms"], laptop_big=lm["sm_count"] >= lm["min_sms"],
+        ma_sets_cdt=bool(modes["options"]["max-autotune"].get("coordinate_descent_tuning")),
+        mm_rewrite_needs_cdt=modes["mm_rewrite"]["needs_coordinate_descent"],
+        mm_rewrite_comment=modes["mm_rewrite"]["comment"] or "",
+        ma_kernels=ma["summary"]["kernel_count"], ma_mm_kernels=len(ma_mm), ma_extern=ma_extern,
+        ma_all_triton=ma_extern == 0, ma_down_kernel=ma_down, ma_down_found=bool(ma_down),
+        decode_down_kernel=down, decode_down_found=bool(down),
+        laptop_down_kernel=laptop_down,
+        same_down_fusion=bool(down) and _INDEX.sub("", down) == _INDEX.sub("", laptop_down),
+        decode_ma_triton=mix["compile_max_autotune"]["triton"], decode_ma_other=mix["compile_max_autotune"]["other"],
+        decode_ro_triton=mix["compile_reduce_overhead"]["triton"],
+        decode_ro_other=mix["compile_reduce_overhead"]["other"],
+        decode_bias_templates=bias_templates, decode_uses_templates=bias_templates > 0,
+        laptop_bias_cublas=lm["decode_projections_on_cublas"],
+        only_attention_outside=bool(outside) and all("sdpa" in n or "flash" in n or "attention" in n for n in outside),
+    )
+
+
+def facts(machine: str | None = None) -> Facts:
+    r = page.result("torch_compile.codegen", machine)
+    data = {n: page.result(f"torch_compile.{n}", machine).data
+            for n in ("codegen", "mlp_profile", "compile_time", "recompiles", "graph_breaks", "modes")}
+    laptop = {n: page.result(f"torch_compile.{n}", LAPTOP).data for n in data}
+    return from_data(**data, ceilings=page.result("machine.ceilings", machine).data,
+                     compile_warm=page.result("decode.compile_warm", machine).data,
+                     six_ways=page.result("decode.six_ways", machine).data,
+                     constraints=page.result("decode.constraints", machine).data, laptop=laptop,
+                     gpu=page.machine_label(r))
