@@ -20,6 +20,5 @@ bx.scatter(d["sizes"], [s / MiB for s in d["separate_steps"]], s=12)
 bx.set_xlabel("batch size of the captured graph")
 bx.set_ylabel("MiB its private pool added")
 bx.grid(alpha=0.3)
-print(page.figure(fig, "Memory reserved as CUDA graphs of a two-layer bf16 MLP are captured for vLLM's default "
-                       "batch sizes, with one private pool per graph and with one shared pool"))
+print(page.figure(fig, f"CUDA graph pools on the {page.machine_label(r)}"))
 print(page.provenance(r))

@@ -1,15 +1,14 @@
 import matplotlib.pyplot as plt
 
 from kernelbook import page
+from kernelbook.chapters.allocator.facts import LABELS
 
 MiB = 1 << 20
 r = page.result("allocator.fragmentation")
-runs = [("default: at the error", r.data["default"]["checkpoints"][-1]),
-        ("expandable: after the 200 MiB request", r.data["expandable"]["checkpoints"][-1])]
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1, 1]})
-for ax, (title, cp) in zip(axes, runs, strict=True):
-    segs = [s for s in cp["segments"] if s["pool"] == "large"]
+for ax, key in zip(axes, ("default", "expandable"), strict=True):
+    segs = [s for s in r.data[key]["checkpoints"][-1]["segments"] if s["pool"] == "large"]
     for row, s in enumerate(segs):
         left = 0
         for size, state in s["blocks"]:
@@ -19,6 +18,6 @@ for ax, (title, cp) in zip(axes, runs, strict=True):
             left += size
     ax.set_yticks(range(len(segs)), [f"{s['size'] / MiB:.0f} MiB" for s in segs], fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel("MiB from the segment start; filled: live block, hatched: free")
-    ax.set_title(f"{title}: {len(segs)} large segment{'s' if len(segs) != 1 else ''}", fontsize=10)
-print(page.figure(fig, "Large-pool segments and their blocks at the end of each run, from memory_snapshot()"))
+    ax.set_xlabel("MiB from the segment's start")
+    ax.set_title(f"{LABELS[key]}: {len(segs)} large segment{'s' if len(segs) != 1 else ''}", fontsize=10)
+print(page.figure(fig, "Large-pool segments at each run's end"))

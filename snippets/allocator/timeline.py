@@ -1,6 +1,7 @@
 import matplotlib.pyplot as plt
 
 from kernelbook import page
+from kernelbook.chapters.allocator.facts import LABELS
 from kernelbook.chapters.allocator.parse import timeline
 
 MiB = 1 << 20
@@ -8,7 +9,7 @@ r = page.result("allocator.fragmentation")
 cap = r.data["default"]["cap_bytes"] / MiB
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
-for ax, key, title in ((axes[0], "default", "default allocator"), (axes[1], "expandable", "expandable_segments:True")):
+for ax, key in zip(axes, ("default", "expandable"), strict=True):
     events = r.data[key]["events"]
     curves = timeline(events)
     x = range(len(events))
@@ -19,11 +20,10 @@ for ax, key, title in ((axes[0], "default", "default allocator"), (axes[1], "exp
         if e["action"] == "oom":
             ax.annotate(f"out of memory:\n{e['size'] / MiB:.0f} MiB request", (i, curves["reserved"][i] / MiB),
                         xytext=(-95, -60), textcoords="offset points", arrowprops={"arrowstyle": "->"}, fontsize=8)
-    ax.set_title(title, fontsize=10)
+    ax.set_title(LABELS[key], fontsize=10)
     ax.set_xlabel("allocator event (memory snapshot trace)")
     ax.grid(alpha=0.3)
 axes[0].set_ylabel("MiB")
 axes[0].legend(loc="lower right", fontsize=8)
-print(page.figure(fig, "Allocated and reserved memory over the fragmentation script, from the allocator's own "
-                       "trace, with and without expandable segments"))
+print(page.figure(fig, "The fragmentation script in the allocator's trace"))
 print(page.provenance(r))

@@ -1,0 +1,297 @@
+"""The numbers and verdicts of docs/allocator.md, from allocator.caching, .segments, .fragmentation and .graph_pools
+on one machine, with the article's RTX 4060 Laptop records beside them.
+
+No sentence is written here: the page's Markdown reads these fields (`{{ f.oom_unallocated_mib | num(0) }}`) and
+branches on the booleans (`{% if f.oom %}`). Sizes are in MiB (KiB, GiB where the name says so), times in µs
+unless the name says ms.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from kernelbook import page
+from kernelbook.chapters.allocator import model
+from kernelbook.chapters.allocator.checks import rule_checks
+from kernelbook.chapters.allocator.parse import human
+
+LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
+KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+WAITED = 0.5  # a call "waited for the queue" when it took at least this share of the queued GPU time
+SHARED_SAVES = 0.5  # one shared pool "saves" when it costs under this share of the private pools
+LABELS = {  # the fragmentation result's runs -> how the figures name them
+    "default": "default allocator",
+    "expandable": "expandable_segments:True",
+}
+
+
+@dataclass(frozen=True)
+class Facts:
+    gpu: str  # "H200"
+    # the model against every checkpoint (segments cases and both fragmentation runs)
+    model_points: int
+    model_matched: int
+    model_exact: bool
+    # caching: medians over the calls at each size, then the largest or smallest of those over the sizes
+    cached_alloc_us: float  # the slowest size's median, with the cache
+    cached_free_us: float
+    cached_worst_us: float  # the slowest single cached call, alloc or free, at any size
+    cached_reps: int
+    uncached_reps: int
+    queued_reps: int
+    uncached_alloc_low: float
+    uncached_alloc_high: float
+    uncached_free_low: float
+    uncached_free_high: float
+    uncached_grows: bool  # uncached alloc and free medians both never fall as the size grows
+    uncached_free_slowest: str  # the size whose uncached free was slowest, "256 MiB"
+    free_ratio_low: float  # uncached free over cached free, the smallest and largest over the sizes
+    free_ratio_high: float
+    caching_pays: bool  # the cached free faster at every size
+    queued_gpu_ms: float
+    uncached_queued_free_ms: float
+    uncached_free_waited: bool
+    cached_queued_free_us: float
+    cached_queued_alloc_us: float
+    cached_queued_alloc_slower: bool  # slower behind the queue than the slowest size's median with the GPU idle
+    cached_queued_waited: bool  # the cached alloc or free waited for the queue
+    laptop_free_waited: bool
+    waited_as_laptop: bool
+    # the rules, as the article read them from CUDACachingAllocator.cpp
+    rule_round_bytes: int
+    rule_small_max_mib: int
+    rule_small_segment_mib: int
+    rule_mid_max_mib: int
+    rule_mid_segment_mib: int
+    rule_large_round_mib: int
+    model_as_article: bool  # the model's constants are those rules
+    rules: int
+    rules_held: int
+    rules_failed: int
+    all_rules_hold: bool
+    # blocks and segments
+    segment_points: int
+    segment_matched: int
+    segments_exact: bool
+    segments_differ: str  # the labels of the cases the model missed, comma-separated; "" if none
+    sequence_cases: int  # cases that run a sequence of requests, not one
+    # the fragmentation script, as the default run measured it
+    cap_gib: float
+    frag_count: int  # tensors of each size
+    frag_big_mib: float
+    frag_small_mib: float
+    frag_hole_mib: float  # what each split leaves free
+    frag_request_mib: float
+    frag_stuck_mib: float  # free inside split segments (inactive split) just before the request
+    frag_steps: int  # the article's checkpoints before the request
+    frag_steps_as_laptop: int  # ... at which allocated and reserved MiB equal the article's
+    frag_all_as_laptop: bool
+    # the out-of-memory error of the default run (None where it did not fail)
+    oom: bool
+    oom_allocated_mib: float | None
+    oom_reserved_mib: float | None
+    oom_unallocated_mib: float | None  # reserved minus allocated
+    msg_unallocated_mib: float | None  # as the message printed it
+    nonreleasable_mib: float | None  # memory_summary()'s row
+    inactive_split_mib: float | None  # the inactive_split_bytes counter
+    summary_matches_stat: bool
+    split_segments: int
+    hole_smallest_mib: float | None
+    hole_largest_mib: float | None
+    holes_one_size: bool
+    no_hole_fits: bool  # no free hole as large as the request
+    every_big_split: bool  # every big segment holds a live tensor
+    retries: int | None
+    reserved_before_mib: float  # at the last checkpoint before the request
+    released_some: bool  # reserved memory fell during the retry
+    device_free_gib: float | None  # the GPU's free memory, as the message printed it
+    cap_not_gpu: bool  # the GPU had room for the request: the cap refused it
+    laptop_oom_request_mib: int
+    laptop_oom_unallocated_mib: int
+    unallocated_as_laptop: bool
+    model_predicted_oom: bool
+    model_oom_unallocated_mib: float | None
+    # expandable segments
+    expandable_ok: bool  # the request succeeded
+    expandable_allocated_mib: float
+    expandable_reserved_mib: float
+    laptop_expandable_allocated_mib: int
+    laptop_expandable_reserved_mib: int
+    expandable_as_laptop: bool  # allocated and reserved both as the article's
+    expandable_same_reserved: bool  # reserved as much as the default run before its request
+    expandable_large_segments: int
+    expandable_free_mib: float  # the largest free block left in the large pool
+    # CUDA graph pools
+    vllm_count: int
+    vllm_max: int
+    layers: int
+    hidden: int
+    inter: int
+    weight_mib: float
+    graphs: int
+    pools_seen: int
+    pool_per_capture: bool
+    step_min_mib: float
+    step_max_mib: float
+    step_median_mib: float
+    separate_mib: float
+    shared_mib: float
+    shared_saves: bool
+    smallest_batch: int
+    smallest_step_mib: float
+    smallest_output_kib: float
+    largest_batch: int
+    largest_step_mib: float
+
+
+def _mib(n: float | None) -> float | None:
+    return None if n is None else n / MiB
+
+
+def _rising(xs: list[float]) -> bool:
+    return all(a <= b for a, b in zip(xs, xs[1:], strict=False))
+
+
+def _caching(cach: dict[str, Any], laptop: dict[str, Any]) -> dict[str, Any]:
+    c, u = cach["cached"], cach["uncached"]
+    u_alloc, u_free = [s["alloc_us"] for s in u["sizes"]], [s["free_us"] for s in u["sizes"]]
+    ratio = [us["free_us"] / cs["free_us"] for cs, us in zip(c["sizes"], u["sizes"], strict=True)]
+    queued_us = u["queued"]["gpu_ms"] * 1e3
+    cq = c["queued"]
+    waited = u["queued"]["free_us"] >= WAITED * queued_us
+    cached_alloc = max(s["alloc_us"] for s in c["sizes"])
+    return dict(
+        cached_alloc_us=cached_alloc, cached_free_us=max(s["free_us"] for s in c["sizes"]),
+        cached_worst_us=max(max(s["alloc_us_max"], s["free_us_max"]) for s in c["sizes"]),
+        cached_reps=min(s["reps"] for s in c["sizes"]), uncached_reps=min(s["reps"] for s in u["sizes"]),
+        queued_reps=min(len(cq["free_us_all"]), len(u["queued"]["free_us_all"])),
+        uncached_alloc_low=min(u_alloc), uncached_alloc_high=max(u_alloc),
+        uncached_free_low=min(u_free), uncached_free_high=max(u_free),
+        uncached_grows=_rising(u_alloc) and _rising(u_free),
+        uncached_free_slowest=human(max(u["sizes"], key=lambda s: s["free_us"])["bytes"]),
+        free_ratio_low=min(ratio), free_ratio_high=max(ratio), caching_pays=min(ratio) > 1,
+        queued_gpu_ms=u["queued"]["gpu_ms"], uncached_queued_free_ms=u["queued"]["free_us"] / 1e3,
+        uncached_free_waited=waited, cached_queued_free_us=cq["free_us"], cached_queued_alloc_us=cq["alloc_us"],
+        cached_queued_alloc_slower=cq["alloc_us"] > cached_alloc,
+        cached_queued_waited=max(cq["alloc_us"], cq["free_us"]) >= WAITED * cq["gpu_ms"] * 1e3,
+        laptop_free_waited=laptop["uncached_free_waited_for_queued_work"],
+        waited_as_laptop=waited == laptop["uncached_free_waited_for_queued_work"],
+    )
+
+
+def _rules(seg: dict[str, Any], laptop: dict[str, Any]) -> dict[str, Any]:
+    checks = rule_checks(seg)
+    held = sum(ok for _, ok in checks)
+    constants = (model.MIN_BLOCK, model.SMALL_SIZE, model.SMALL_BUFFER, model.MIN_LARGE_ALLOC, model.LARGE_BUFFER,
+                 model.ROUND_LARGE)
+    article = (laptop["rounding_bytes"], laptop["small_max_mib"] * MiB, laptop["small_segment_mib"] * MiB,
+               laptop["mid_max_mib"] * MiB, laptop["mid_segment_mib"] * MiB, laptop["large_round_mib"] * MiB)
+    points = [(c["label"], all(ok.values())) for c in seg["cases"] for ok in c["match"]]
+    differ = list(dict.fromkeys(label for label, ok in points if not ok))
+    return dict(
+        rule_round_bytes=laptop["rounding_bytes"], rule_small_max_mib=laptop["small_max_mib"],
+        rule_small_segment_mib=laptop["small_segment_mib"], rule_mid_max_mib=laptop["mid_max_mib"],
+        rule_mid_segment_mib=laptop["mid_segment_mib"], rule_large_round_mib=laptop["large_round_mib"],
+        model_as_article=constants == article,
+        rules=len(checks), rules_held=held, rules_failed=len(checks) - held, all_rules_hold=held == len(checks),
+        segment_points=len(points), segment_matched=len(points) - sum(not ok for _, ok in points),
+        segments_exact=not differ, segments_differ=", ".join(differ),
+        sequence_cases=sum(len(c["measured"]) > 1 for c in seg["cases"]),
+    )
+
+
+def _large(cp: dict[str, Any]) -> list[dict[str, Any]]:
+    return [s for s in cp["segments"] if s["pool"] == "large"]
+
+
+def _fragmentation(frag: dict[str, Any], laptop: dict[str, Any]) -> dict[str, Any]:
+    d, e = frag["default"], frag["expandable"]
+    cps = d["checkpoints"]
+    count = len(_large(cps[0]))
+    big, small = cps[0]["allocated"] / count, cps[2]["allocated"] / count
+    oom = next((c for c in cps if c["error"]), None)
+    request = oom["error"]["parsed"]["tried"] if oom else cps[-1]["allocated"] - cps[2]["allocated"]
+    ours = {c["label"]: (round(c["allocated"] / MiB), round(c["reserved"] / MiB)) for c in cps}
+    steps = laptop["checkpoints_mib"]
+    as_laptop = sum(ours.get(s["label"]) == (s["allocated"], s["reserved"]) for s in steps)
+    predicted = next((c for c in d["predicted"] if c["error"]), None)
+    split = [s for s in _large(oom or cps[-1]) if len(s["blocks"]) > 1]
+    holes = [b[0] for s in split for b in s["blocks"] if b[1] == "free"]
+    err = oom["error"] if oom else {}
+    msg = err.get("parsed", {})
+    row = err.get("summary_parsed", {}).get("rows", {}).get("Non-releasable memory", {})
+    end = e["checkpoints"][-1]
+    exp_large = _large(end)
+    exp_free = [b[0] for s in exp_large for b in s["blocks"] if b[1] == "free"]
+    exp_mib = (round(end["allocated"] / MiB), round(end["reserved"] / MiB))
+    laptop_exp = (laptop["expandable_allocated_mib"], laptop["expandable_reserved_mib"])
+    unallocated = _mib(oom and oom["reserved"] - oom["allocated"])
+    return dict(
+        cap_gib=d["cap_bytes"] / GiB, frag_count=count, frag_big_mib=big / MiB, frag_small_mib=small / MiB,
+        frag_hole_mib=(big - small) / MiB, frag_request_mib=request / MiB,
+        frag_stuck_mib=cps[2]["inactive_split"] / MiB,
+        frag_steps=len(steps), frag_steps_as_laptop=as_laptop, frag_all_as_laptop=as_laptop == len(steps),
+        oom=oom is not None, oom_allocated_mib=_mib(oom and oom["allocated"]),
+        oom_reserved_mib=_mib(oom and oom["reserved"]), oom_unallocated_mib=unallocated,
+        msg_unallocated_mib=_mib(msg.get("unallocated")), nonreleasable_mib=_mib(row.get("cur")),
+        inactive_split_mib=_mib(err.get("inactive_split_stat")),
+        summary_matches_stat=oom is not None and row.get("cur") == err.get("inactive_split_stat"),
+        split_segments=len(split), hole_smallest_mib=_mib(min(holes, default=None)),
+        hole_largest_mib=_mib(max(holes, default=None)), holes_one_size=len(set(holes)) == 1,
+        no_hole_fits=max(holes, default=0) < request, every_big_split=len(split) == count,
+        retries=err.get("num_alloc_retries"), reserved_before_mib=cps[-2]["reserved"] / MiB,
+        released_some=oom is not None and oom["reserved"] < cps[-2]["reserved"],
+        device_free_gib=None if msg.get("device_free") is None else msg["device_free"] / GiB,
+        cap_not_gpu=oom is not None and (msg.get("device_free") or 0) > request,
+        laptop_oom_request_mib=laptop["oom_request_mib"], laptop_oom_unallocated_mib=laptop["oom_unallocated_mib"],
+        unallocated_as_laptop=unallocated is not None and round(unallocated) == laptop["oom_unallocated_mib"],
+        model_predicted_oom=predicted is not None,
+        model_oom_unallocated_mib=_mib(predicted and predicted["reserved"] - predicted["allocated"]),
+        expandable_ok=not end["error"], expandable_allocated_mib=end["allocated"] / MiB,
+        expandable_reserved_mib=end["reserved"] / MiB, laptop_expandable_allocated_mib=laptop_exp[0],
+        laptop_expandable_reserved_mib=laptop_exp[1], expandable_as_laptop=exp_mib == laptop_exp,
+        expandable_same_reserved=end["reserved"] == cps[2]["reserved"],
+        expandable_large_segments=len(exp_large), expandable_free_mib=max(exp_free, default=0) / MiB,
+    )
+
+
+def _graph_pools(g: dict[str, Any]) -> dict[str, Any]:
+    steps = g["separate_steps"]
+    sizes = g["sizes"]
+    small, large = sizes.index(min(sizes)), sizes.index(max(sizes))
+    elem = g["weight_bytes"] // (g["layers"] * 2 * g["hidden"] * g["inter"])  # two weight matrices per layer
+    separate = (g["separate_reserved"][-1] - g["base_reserved"]) / MiB
+    shared = (g["shared_reserved"][-1] - g["base_reserved_shared"]) / MiB
+    return dict(
+        vllm_count=g["vllm_count"], vllm_max=max(g["vllm_sizes"]), layers=g["layers"], hidden=g["hidden"],
+        inter=g["inter"], weight_mib=g["weight_bytes"] / MiB, graphs=len(sizes), pools_seen=g["private_pools_seen"],
+        pool_per_capture=g["private_pools_seen"] == len(sizes),
+        step_min_mib=min(steps) / MiB, step_max_mib=max(steps) / MiB, step_median_mib=statistics.median(steps) / MiB,
+        separate_mib=separate, shared_mib=shared, shared_saves=shared < SHARED_SAVES * separate,
+        smallest_batch=sizes[small], smallest_step_mib=steps[small] / MiB,
+        smallest_output_kib=sizes[small] * g["hidden"] * elem / KiB,
+        largest_batch=sizes[large], largest_step_mib=steps[large] / MiB,
+    )
+
+
+def from_data(caching: dict[str, Any], segments: dict[str, Any], fragmentation: dict[str, Any],
+              graph_pools: dict[str, Any], laptop_caching: dict[str, Any], laptop_segments: dict[str, Any],
+              laptop_fragmentation: dict[str, Any], gpu: str) -> Facts:
+    frag_points = [all(ok.values()) for k in ("default", "expandable") for ok in fragmentation[k]["match"]]
+    seg_points = [all(ok.values()) for c in segments["cases"] for ok in c["match"]]
+    points = seg_points + frag_points
+    return Facts(
+        gpu=gpu, model_points=len(points), model_matched=sum(points), model_exact=all(points),
+        **_caching(caching, laptop_caching), **_rules(segments, laptop_segments),
+        **_fragmentation(fragmentation, laptop_fragmentation), **_graph_pools(graph_pools),
+    )
+
+
+def facts(machine: str | None = None) -> Facts:
+    r = page.result("allocator.fragmentation", machine)
+    load = {name: page.result(f"allocator.{name}", machine).data for name in ("caching", "segments", "graph_pools")}
+    laptop = {f"laptop_{name}": page.result(f"allocator.{name}", LAPTOP).data
+              for name in ("caching", "segments", "fragmentation")}
+    return from_data(fragmentation=r.data, **load, **laptop, gpu=page.machine_label(r))

@@ -1,0 +1,164 @@
+"""The allocator facts on the fixture results, and each verdict the page reads driven both ways by the data."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from kernelbook import page
+from kernelbook.chapters.allocator import facts as F
+
+MiB = 1 << 20
+
+
+@pytest.fixture
+def data(fixture_results):
+    load = lambda name, m=None: copy.deepcopy(page.result(f"allocator.{name}", m).data)  # noqa: E731
+    return {"caching": load("caching"), "segments": load("segments"), "fragmentation": load("fragmentation"),
+            "graph_pools": load("graph_pools"), "laptop_caching": load("caching", F.LAPTOP),
+            "laptop_segments": load("segments", F.LAPTOP), "laptop_fragmentation": load("fragmentation", F.LAPTOP),
+            "gpu": "H200"}
+
+
+def _default(d):
+    return d["fragmentation"]["default"]
+
+
+def _no_oom(d):
+    """The default run as if the 200 MiB request had found room (and the model had predicted so)."""
+    run = _default(d)
+    for cps in (run["checkpoints"], run["predicted"]):
+        cps[-1]["error"] = None
+        cps[-1]["allocated"] += 200 * MiB
+
+
+def test_the_fixture_reads_as_stored(data):
+    f = F.from_data(**data)
+    cached = data["caching"]["cached"]["sizes"]
+    assert f.cached_alloc_us == max(s["alloc_us"] for s in cached) and f.cached_reps == cached[0]["reps"]
+    assert (f.frag_count, f.frag_big_mib, f.frag_small_mib, f.frag_hole_mib, f.frag_request_mib) == (16, 120, 64, 56,
+                                                                                                       200)
+    oom = _default(data)["checkpoints"][-1]
+    assert f.oom and f.oom_unallocated_mib == (oom["reserved"] - oom["allocated"]) / MiB == 896
+    assert f.oom_reserved_mib == 1920 and f.reserved_before_mib == 1922 and f.retries == 1
+    assert (f.expandable_allocated_mib, f.expandable_reserved_mib) == (1224, 1922)
+    assert (f.laptop_expandable_allocated_mib, f.laptop_expandable_reserved_mib) == (1224, 1922)
+    assert f.model_points == 25 and f.segment_points == 17 and f.sequence_cases == 3
+    assert (f.rule_round_bytes, f.rule_mid_segment_mib) == (512, 20) and f.rules == 8
+    g = data["graph_pools"]
+    assert f.separate_mib == (g["separate_reserved"][-1] - g["base_reserved"]) / MiB
+    assert f.smallest_batch == 1 and f.smallest_output_kib == 3 and f.largest_batch == 512
+    assert F.facts().gpu == "H200"
+
+
+def test_the_model_holds_only_if_every_checkpoint_matches(data):
+    f = F.from_data(**data)
+    assert f.model_exact and f.segments_exact and f.segments_differ == ""
+    data["segments"]["cases"][4]["match"][0]["segments"] = False
+    f = F.from_data(**data)
+    assert not f.model_exact and not f.segments_exact and f.model_matched == f.model_points - 1
+    assert f.segments_differ == data["segments"]["cases"][4]["label"]
+    data["segments"]["cases"][4]["match"][0]["segments"] = True
+    _default(data)["match"][-1]["oom"] = False  # a fragmentation checkpoint counts for the model too
+    f = F.from_data(**data)
+    assert not f.model_exact and f.segments_exact
+
+
+def test_rules_follow_the_measured_segments(data):
+    assert F.from_data(**data).all_rules_hold
+    data["segments"]["cases"][0]["measured"][0]["allocated"] = 4  # 4 B not rounded up to 512
+    f = F.from_data(**data)
+    assert not f.all_rules_hold and f.rules_failed == 1 and f.rules_held == f.rules - 1
+
+
+def test_the_model_constants_are_the_articles(data):
+    assert F.from_data(**data).model_as_article
+    data["laptop_segments"]["mid_segment_mib"] = 16
+    assert not F.from_data(**data).model_as_article
+
+
+def test_caching_verdicts(data):
+    f = F.from_data(**data)
+    assert f.caching_pays and f.uncached_free_waited and f.waited_as_laptop and f.laptop_free_waited
+    assert not f.cached_queued_waited and not f.cached_queued_alloc_slower
+    u, c = data["caching"]["uncached"], data["caching"]["cached"]
+    u["sizes"][1]["free_us"] = c["sizes"][1]["free_us"] / 2  # one size where the driver's free was faster
+    u["queued"]["free_us"] = 0.1 * u["queued"]["gpu_ms"] * 1e3  # cudaFree did not wait for the queue
+    c["queued"]["alloc_us"] = 0.6 * c["queued"]["gpu_ms"] * 1e3  # the cached alloc did
+    f = F.from_data(**data)
+    assert not f.caching_pays and f.free_ratio_low == pytest.approx(0.5)
+    assert not f.uncached_free_waited and not f.waited_as_laptop
+    assert f.cached_queued_waited and f.cached_queued_alloc_slower
+    data["laptop_caching"]["uncached_free_waited_for_queued_work"] = False
+    f = F.from_data(**data)
+    assert f.waited_as_laptop and not f.laptop_free_waited
+
+
+def test_uncached_grows_only_if_both_calls_never_get_faster_with_size(data):
+    sizes = data["caching"]["uncached"]["sizes"]
+    assert F.from_data(**data).uncached_grows
+    sizes[0]["free_us"] = sizes[-1]["free_us"] + 1  # the smallest request slowest to free
+    f = F.from_data(**data)
+    assert not f.uncached_grows and f.uncached_free_slowest == "4 KiB"
+
+
+def test_the_laptop_steps_compare_allocated_and_reserved(data):
+    assert F.from_data(**data).frag_all_as_laptop
+    _default(data)["checkpoints"][1]["reserved"] += 2 * MiB
+    f = F.from_data(**data)
+    assert not f.frag_all_as_laptop and f.frag_steps_as_laptop == f.frag_steps - 1
+
+
+def test_the_out_of_memory_verdicts(data):
+    f = F.from_data(**data)
+    assert f.oom and f.cap_not_gpu and f.unallocated_as_laptop and f.model_predicted_oom and f.released_some
+    assert f.no_hole_fits and f.holes_one_size and f.every_big_split and f.summary_matches_stat
+    err = _default(data)["checkpoints"][-1]
+    err["reserved"] = _default(data)["checkpoints"][-2]["reserved"]  # the retry released nothing
+    err["allocated"] -= 2 * MiB
+    err["error"]["parsed"]["device_free"] = 100 * MiB  # the GPU itself was full
+    err["error"]["summary_parsed"]["rows"]["Non-releasable memory"]["cur"] -= MiB
+    seg = err["segments"][-1]
+    seg["blocks"] = [[32 * MiB, "alloc"], [88 * MiB, "free"]]  # one hole larger than the others
+    f = F.from_data(**data)
+    assert not f.released_some and not f.cap_not_gpu and not f.unallocated_as_laptop and not f.summary_matches_stat
+    assert not f.holes_one_size and f.hole_largest_mib == 88 and f.hole_smallest_mib == 56 and f.no_hole_fits
+    seg["blocks"] = [[120 * MiB, "free"]]  # one segment with nothing alive in it
+    f = F.from_data(**data)
+    assert not f.every_big_split and f.split_segments == 15
+    err["segments"][0]["blocks"] = [[1 * MiB, "alloc"], [119 * MiB, "free"]]
+    err["segments"].append({"pool": "large", "size": 220 * MiB, "expandable": False,
+                            "blocks": [[10 * MiB, "alloc"], [210 * MiB, "free"]]})
+    assert not F.from_data(**data).no_hole_fits  # a hole as large as the request
+
+
+def test_no_out_of_memory_error(data):
+    _no_oom(data)
+    f = F.from_data(**data)
+    assert not f.oom and not f.model_predicted_oom and not f.cap_not_gpu and not f.unallocated_as_laptop
+    assert f.oom_unallocated_mib is None and f.retries is None and f.frag_request_mib == 200
+
+
+def test_expandable_compares_allocated_and_reserved_both(data):
+    f = F.from_data(**data)
+    assert f.expandable_ok and f.expandable_as_laptop and f.expandable_same_reserved
+    end = data["fragmentation"]["expandable"]["checkpoints"][-1]
+    end["reserved"] += 20 * MiB  # allocated still the article's: reserved alone must break the match
+    f = F.from_data(**data)
+    assert not f.expandable_as_laptop and not f.expandable_same_reserved
+    end["reserved"] -= 20 * MiB
+    end["allocated"] -= 200 * MiB
+    end["error"] = {"message": "CUDA out of memory."}
+    f = F.from_data(**data)
+    assert not f.expandable_ok and not f.expandable_as_laptop and f.expandable_same_reserved
+
+
+def test_graph_pool_verdicts(data):
+    f = F.from_data(**data)
+    assert f.pool_per_capture and f.shared_saves
+    g = data["graph_pools"]
+    g["private_pools_seen"] = 1
+    g["shared_reserved"][-1] = g["base_reserved_shared"] + (g["separate_reserved"][-1] - g["base_reserved"])
+    f = F.from_data(**data)
+    assert not f.pool_per_capture and not f.shared_saves and f.shared_mib == f.separate_mib
