@@ -21,7 +21,8 @@ ROWS = [  # (label, experiment, value from a measured record's data)
      lambda d: page.pct(report.best_valid(d)["floor_share"])),
 ]
 
-machines = sorted(claims.measured_machines(), key=lambda m: m != paths.primary_machine())  # the site's first
+# the machine the site is built from first, then the others
+machines = sorted(claims.measured_machines(), key=lambda m: m != paths.primary_machine())
 cols = []
 for m in machines:
     cols.append({e: store.load(e, m) if store.status(e, m) not in (store.MISSING, store.CORRUPT) else None
