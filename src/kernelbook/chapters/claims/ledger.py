@@ -361,13 +361,18 @@ def _data(names: tuple[str, ...], machine: str) -> Data | None:
     return out
 
 
+def judge(claim: Claim, data: Data) -> tuple[str, str]:
+    """(our figure, holds / does not hold / not measured) from one machine's data by experiment; a claim whose
+    experiments are not all in `data` is not measured. The summary pages' facts call this on results they loaded."""
+    if any(n not in data for n in claim.needs):
+        return "—", MISSING
+    figure, ok = claim.ours(data)
+    return figure, HOLDS if ok else FAILS
+
+
 def verdict(claim: Claim, machine: str) -> tuple[str, str]:
     """(our figure, holds / does not hold / not measured) on one machine."""
-    d = _data(claim.needs, machine)
-    if d is None:
-        return "—", MISSING
-    figure, ok = claim.ours(d)
-    return figure, HOLDS if ok else FAILS
+    return judge(claim, _data(claim.needs, machine) or {})
 
 
 def laptop_figure(claim: Claim) -> str:

@@ -1,0 +1,1 @@
+"""In the real world: what serving engines do with compilation and CUDA graphs (docs/real-world.md)."""

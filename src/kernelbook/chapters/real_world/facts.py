@@ -1,0 +1,84 @@
+"""The numbers and verdicts of docs/real-world.md: vLLM's capture sizes held against the allocator chapter's
+graph pools, and why engines capture decode and not prefill, from allocator.graph_pools, torch_compile.mlp_profile,
+machine.ceilings and decode.six_ways on one machine, with the article's RTX 4060 Laptop figures beside them.
+
+No sentence is written here: the page's Markdown reads these fields and branches on the booleans.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kernelbook import page
+from kernelbook.decode import report
+
+LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
+MiB = 1 << 20
+SHOWN = 6, 3  # capture sizes written out at the start and the end of the list
+
+
+@dataclass(frozen=True)
+class Facts:
+    gpu: str  # "H200"
+    # vLLM's default capture sizes, captured by the allocator chapter
+    capture_count: int
+    capture_max: int
+    capture_first: tuple[int, ...]
+    capture_last: tuple[int, ...]
+    stand_in_layers: int
+    stand_in_hidden: int
+    stand_in_inter: int
+    private_mib: float  # every graph in a private pool: reserved beyond the model
+    shared_mib: float  # all graphs in one pool
+    # prefill against decode
+    prefill_tokens: int
+    prefill_kernel_us_low: float  # the MLP half's mean kernel time at prefill_tokens, eager and compiled
+    prefill_kernel_us_high: float
+    prefill_gpu_us: float  # eager GPU busy time per call
+    prefill_host_us: float  # eager host time per call
+    prefill_host_bound: bool  # the host took longer to issue the call than the GPU to run it
+    prefill_saved_share: float  # share of eager's GPU time that compiling saved at prefill_tokens
+    prefill_fusion_saves: bool
+    launch_us: float  # host time to enqueue one launch
+    decode_kernels: int  # kernels in one eager decode step (default cache)
+    laptop_kernel_ms_low: float
+    laptop_kernel_ms_high: float
+    laptop_launch_us: float
+    laptop_saved_share: float
+
+
+def from_data(graph_pools: dict[str, Any], mlp_profile: dict[str, Any], ceilings: dict[str, Any],
+              six_ways: dict[str, Any], laptop_profile: dict[str, Any], laptop_ceilings: dict[str, Any],
+              gpu: str) -> Facts:
+    sizes = graph_pools["vllm_sizes"]
+    first, last = SHOWN
+    tokens = max(mlp_profile["by_tokens"], key=int)
+    big = mlp_profile["by_tokens"][tokens]
+    per_kernel = [big[side]["busy_us"] / big[side]["per_call"] for side in ("eager", "compiled")]
+    saved = big["saved_us"] / big["eager"]["busy_us"]
+    return Facts(
+        gpu=gpu, capture_count=len(sizes), capture_max=max(sizes), capture_first=tuple(sizes[:first]),
+        capture_last=tuple(sizes[-last:]), stand_in_layers=graph_pools["layers"],
+        stand_in_hidden=graph_pools["hidden"], stand_in_inter=graph_pools["inter"],
+        private_mib=(graph_pools["separate_reserved"][-1] - graph_pools["base_reserved"]) / MiB,
+        shared_mib=(graph_pools["shared_reserved"][-1] - graph_pools["base_reserved_shared"]) / MiB,
+        prefill_tokens=int(tokens), prefill_kernel_us_low=min(per_kernel), prefill_kernel_us_high=max(per_kernel),
+        prefill_gpu_us=big["eager"]["busy_us"], prefill_host_us=big["eager"]["cpu_us"],
+        prefill_host_bound=big["eager"]["cpu_us"] > big["eager"]["busy_us"],
+        prefill_saved_share=saved, prefill_fusion_saves=saved > 0,
+        launch_us=ceilings["launch"]["host_enqueue_us"]["median"],
+        decode_kernels=report.summaries(six_ways)["eager_dynamic"]["kernels"],
+        laptop_kernel_ms_low=laptop_profile["kernel_ms_2048_low"],
+        laptop_kernel_ms_high=laptop_profile["kernel_ms_2048_high"],
+        laptop_launch_us=laptop_ceilings["launch_host_us"], laptop_saved_share=laptop_profile["saved_pct_2048"] / 100,
+    )
+
+
+def facts(machine: str | None = None) -> Facts:
+    ceilings = page.result("machine.ceilings", machine)
+    return from_data(page.result("allocator.graph_pools", machine).data,
+                     page.result("torch_compile.mlp_profile", machine).data, ceilings.data,
+                     page.result("decode.six_ways", machine).data,
+                     page.result("torch_compile.mlp_profile", LAPTOP).data,
+                     page.result("machine.ceilings", LAPTOP).data, page.machine_label(ceilings))

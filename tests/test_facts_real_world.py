@@ -1,0 +1,59 @@
+"""The real-world facts on the fixture results, and each verdict driven both ways by the data."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from kernelbook import page
+from kernelbook.chapters.real_world import facts as F
+
+MiB = 1 << 20
+
+
+@pytest.fixture
+def data(fixture_results):
+    load = lambda name, m=None: copy.deepcopy(page.result(name, m).data)  # noqa: E731
+    return {"graph_pools": load("allocator.graph_pools"), "mlp_profile": load("torch_compile.mlp_profile"),
+            "ceilings": load("machine.ceilings"), "six_ways": load("decode.six_ways"),
+            "laptop_profile": load("torch_compile.mlp_profile", F.LAPTOP),
+            "laptop_ceilings": load("machine.ceilings", F.LAPTOP), "gpu": "H200"}
+
+
+def test_the_fixture_reads_as_stored(data):
+    f = F.from_data(**data)
+    gp, big = data["graph_pools"], data["mlp_profile"]["by_tokens"]["2048"]
+    sizes = gp["vllm_sizes"]
+    assert (f.capture_count, f.capture_max) == (len(sizes), max(sizes))
+    assert f.capture_first == tuple(sizes[:6]) and f.capture_last == tuple(sizes[-3:])
+    assert f.private_mib == (gp["separate_reserved"][-1] - gp["base_reserved"]) / MiB
+    assert f.shared_mib == (gp["shared_reserved"][-1] - gp["base_reserved_shared"]) / MiB
+    assert f.prefill_tokens == 2048
+    assert f.prefill_saved_share == pytest.approx(big["saved_us"] / big["eager"]["busy_us"])
+    assert f.prefill_kernel_us_low <= f.prefill_kernel_us_high
+    assert (f.laptop_saved_share, f.laptop_launch_us, f.laptop_kernel_ms_low) == (0.05, 8.1, 0.5)
+    assert F.facts().gpu == "H200"
+
+
+def test_the_stored_vllm_list_follows_the_documented_rule(data):
+    """The page states vLLM's rule in words and reads the count from the stored list: the two must agree."""
+    top = max(data["graph_pools"]["vllm_sizes"])
+    assert data["graph_pools"]["vllm_sizes"] == [1, 2, 4, *range(8, 256, 8), *range(256, top + 1, 16)]
+
+
+def test_prefill_is_host_bound_only_when_issuing_outlasts_the_gpu_work(data):
+    eager = data["mlp_profile"]["by_tokens"]["2048"]["eager"]
+    eager["cpu_us"] = eager["busy_us"] * 1.5
+    assert F.from_data(**data).prefill_host_bound
+    eager["cpu_us"] = eager["busy_us"] * 0.5
+    assert not F.from_data(**data).prefill_host_bound
+
+
+def test_fusion_saves_in_prefill_only_when_it_took_time_off(data):
+    big = data["mlp_profile"]["by_tokens"]["2048"]
+    big["saved_us"] = 10.0
+    assert F.from_data(**data).prefill_fusion_saves
+    big["saved_us"] = -1.0
+    f = F.from_data(**data)
+    assert not f.prefill_fusion_saves and f.prefill_saved_share < 0
