@@ -1,10 +1,9 @@
-"""The decode.far page's readers on the synthetic fixture: medians, savings, goal, tuning, optional keys."""
+"""The decode_far page's readers on the synthetic fixture: medians, savings, goal, tuning, optional keys."""
 
 from __future__ import annotations
 
 import copy
 import json
-import runpy
 import statistics
 from pathlib import Path
 
@@ -104,27 +103,6 @@ def test_breakdown_when_the_profiled_kernels_outlast_the_loop(data):
     assert b["idle_ms"] == 0 and b["busy_over_ms"] == pytest.approx(0.05)
 
 
-def _reading(capsys) -> str:
-    """What the page's reading snippet prints against the results KERNELBOOK_RESULTS points at."""
-    runpy.run_path(str(Path(__file__).parents[1] / "snippets" / "decode-far" / "reading.py"), run_name="__main__")
-    return capsys.readouterr().out
-
-
-def test_reading_states_the_kernel_counts_the_pdl_step_had(fixture_results, capsys):
-    """The PDL sentence says "the same kernels" only when the counts match; attention tuned inside each step can
-    pick a split config (one merge launch a layer more) for one step and not the other."""
-    assert "with the same 146 kernels" in _reading(capsys)
-    path = run_file(fixture_results, "decode_far.ladder")
-    rec = json.loads(path.read_text())
-    rec["data"]["profiles"]["pdl"]["kernels"] += 28
-    rec["data"]["in_step"]["pdl"]["configs"]["attention"] = [16, 32, 2]
-    path.write_text(json.dumps(rec))
-    out = _reading(capsys)
-    assert "with the same" not in out
-    assert "with 174 kernels against 146 (tuned inside each step, attention took 16 × 32 × 2 here and 32 × 16 × 4" \
-        in out
-
-
 def test_in_step_rows_follow_the_retuning(data):
     rows = far_report.in_step_rows(data)
     for step, t in data["in_step"].items():
@@ -152,62 +130,13 @@ def test_launch_cost_rows_put_each_call_against_its_bytes_at_copy_speed(data):
     assert far_report.launch_cost_rows({"copy": data["copy"]}) == []
 
 
-def test_launch_costs_snippet_sums_the_calls(fixture_results, capsys):
-    runpy.run_path(str(Path(__file__).parents[1] / "snippets" / "decode-far" / "launch_costs.py"), run_name="__main__")
-    out = capsys.readouterr().out
-    # 28 x (3 + 5 + 2 + 15.5 + 7.5) + 110 = 1034 of the fixture's 1080 µs
-    assert "add up to 1,034.0 µs; the rest is what no single call owns" in out
-    assert "the MLP's two calls cost 23.0 µs" in out and "QKV, attention and the output projection cost 10.0 µs" in out
-    assert "passes 100%" not in out  # the fixture's lm_head is at 99.9% of the copy speed
-    path = run_file(fixture_results, "decode_far.ladder")
-    rec = json.loads(path.read_text())
-    rec["data"]["launch_costs"]["calls"]["lm_head"]["us"] = 100.0
-    path.write_text(json.dumps(rec))
-    runpy.run_path(str(Path(__file__).parents[1] / "snippets" / "decode-far" / "launch_costs.py"), run_name="__main__")
-    assert "`lm_head` passes 100%: the copy bandwidth counts bytes read and written" in capsys.readouterr().out
-
-
-def test_reading_sets_the_graph_alone_against_the_loop(fixture_results, capsys):
-    out = _reading(capsys)
-    # the fixture: loop 1.277 ms, the graph replayed back to back 1,260 µs, an argmax of 8.7 µs in the profile
-    assert "took 1.260 ms: 0.017 ms less than its loop" in out and "(8.7 µs in the profiled step)" in out
-    path = run_file(fixture_results, "decode_far.ladder")
-    rec = json.loads(path.read_text())
-    del rec["data"]["launch_costs"]
-    path.write_text(json.dumps(rec))
-    assert "The graph alone" not in _reading(capsys)
-
-
-def test_reading_sets_the_greedy_step_against_the_one_before(fixture_results, capsys):
-    """The fixture's greedy step: 147 kernels, host 13.8 µs a step (median of 14.1, 13.5), loop 1.260 ms (median of
-    1.262 and 1.258), synchronised 1.2535 ms; the PDL step before it: 204.45 µs, 1.277 ms, 1.344 ms."""
-    out = _reading(capsys)
-    assert ("(147 kernels a step against 146), and the loop only replays the graph: the host spends 13.8 µs "
-            "launching a step instead of 204.4 µs. Back to back the step took 1.260 ms against 1.277") in out
-    path = run_file(fixture_results, "decode_far.ladder")
-    rec = json.loads(path.read_text())
-    rec["data"]["advances"] = []  # a result from before the step existed
-    path.write_text(json.dumps(rec))
-    assert "One kernel at the end of the graph" not in _reading(capsys)
-
-
-def test_kernels_table_compares_with_the_last_step_whose_kernels_do_not_overlap(fixture_results, capsys):
-    """The last step (greedy) and the one before it (pdl) both overlap their kernels; the column to read each
-    kernel's cost from is the last step without PDL."""
-    runpy.run_path(str(Path(__file__).parents[1] / "snippets" / "decode-far" / "kernels_table.py"), run_name="__main__")
-    out = capsys.readouterr().out
-    assert "The step compared is “+ norm, RoPE, SwiGLU, residual in the matvecs”." in out
-    assert "`_next_token_kernel`" in out and "the last without it." in out
-
-
-def test_checks_prose_states_the_greedy_steps_own_argmax(fixture_results, capsys):
-    prose = Path(__file__).parents[1] / "snippets" / "decode-far" / "checks_prose.py"
-    runpy.run_path(str(prose), run_name="__main__")
-    assert "the token it wrote into its input buffer was the argmax of its logits at 20 of them, and the position " \
-           "it wrote was always the next one" in capsys.readouterr().out
-    path = run_file(fixture_results, "decode_far.ladder")
-    rec = json.loads(path.read_text())
-    rec["data"]["teacher_forced"]["greedy"]["next_token"].update(agree=19, positions_ok=False, passed=False)
-    path.write_text(json.dumps(rec))
-    runpy.run_path(str(prose), run_name="__main__")
-    assert "at 19 of them, and the position it wrote was **not always** the next one" in capsys.readouterr().out
+def test_the_kernels_shown_and_the_step_set_beside_them(data):
+    """The last step (greedy) and the one before it (pdl) both overlap their kernels; the step set beside them is
+    the last without PDL, which is also the last whose time splits into kernels, idle time and the round trip."""
+    assert far_report.kernels_shown(data) == ("greedy", "matvec_fusions")
+    assert far_report.last_plain(data) == "matvec_fusions"
+    d = copy.deepcopy(data)
+    d["profiles"]["greedy"]["busy_us"] = 100.0  # no overlap: the step just before is set beside it
+    assert far_report.kernels_shown(d) == ("greedy", "pdl")
+    assert far_report.kernels_shown({**data, "kernel_mix": {}}) == (None, None)
+    assert far_report.cublas_projection_launches(data, "fused_kernels") == 84  # three nvjet kernels of 28 listed

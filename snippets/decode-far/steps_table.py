@@ -35,16 +35,8 @@ print(page.table(
     ["step", "ms / step", "spread", *(["ms / step, back to back"] if loop else []), "ms saved", "kernels / step",
      "host ms / step", "tokens/s", "of floor", "teacher-forced: max rel. error, check"],
     table, align="lrr" + ("r" if loop else "") + "rrrrrl", name="decode-far-steps"))
-print(
-    f"Medians of {d['rounds_n']} interleaved rounds, each step synchronised before and after; spread: half the range "
-    f"of the round medians. "
-    + (f"Back to back: {d.get('loop_steps', 'the')} steps run one after another with a single synchronisation at the "
-       "end, in every round. " if loop else "")
-    + f"Saved: against the row above. Floor: {page.num(d['weight_bytes'] / 1e9, 3)} GB of weights at "
-    f"{page.num(d['copy']['gbps'], 0)} GB/s = {page.num(d['floor_ms'], 3)} ms. Host ms: time until the replay call "
-    f"returns. The check compares {d['check_steps']} teacher-forced steps of logits with eager StaticCache's, "
-    f"tolerance {page.num(100 * d['tolerance'], 2)}%."
-)
+errors = d.get("build_errors", {})
+if errors:
+    print(page.table(["not built", "error"], [[d["labels"].get(n, n), f"`{e[:300]}`"] for n, e in errors.items()],
+                     align="ll", name="decode-far-build-errors"))
 print(page.provenance(r))
-for name, err in d.get("build_errors", {}).items():
-    print(f"\n**{d['labels'].get(name, name)} could not be built, so it has no row**: `{err[:300]}`\n")

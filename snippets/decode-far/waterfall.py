@@ -29,6 +29,5 @@ ax.set_xlim(0, max(s["step_ms"] + max(s["saved_ms"] or 0.0, 0.0) for s in rows) 
 handles = ax.get_legend_handles_labels()[0] + [Patch(color="C2", alpha=0.35, label="saved against the bar above")]
 ax.legend(handles=handles, fontsize=7.5, loc="lower right")
 ax.grid(True, axis="x", alpha=0.3)
-print(page.figure(fig, "Decode step time after each change, from the plain CUDA graph to the last step, with the "
-                       "bandwidth floor and the goal"))
+print(page.figure(fig, "Decode step time after each change"))
 print(page.provenance(r))

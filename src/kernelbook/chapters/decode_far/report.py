@@ -1,5 +1,5 @@
-"""Reading decode.far results for the page: each step's time across rounds, what each step saved, the tuned matvec
-configs, the kernels of the last step, and whether the goal was reached.
+"""Reading decode_far.ladder results for the page's tables, figure and facts: each step's time across rounds, what
+each step saved, the tuned matvec configs, the kernels of the last step, and whether the goal was reached.
 
 Pure Python on the stored JSON (no torch), so the page builds on a machine without a GPU. Keys a newer run may add
 (a round's `loop_ms`, more tuning sites) are read where present and skipped where not.
@@ -15,17 +15,6 @@ from kernelbook.decode.report import across
 
 GOAL_MS = 1.0  # the goal set for the last step: at most this many ms per decode step (a target, not a measurement)
 OURS = re.compile(r"_\w+_kernel")  # Triton names a kernel after its Python function: this book's kernels
-SITE_WHAT = {  # what each site's launch computes (fast.py); a site added later shows its name only
-    "qkv": "q, k, v projection + bias",
-    "o": "output projection + residual",
-    "gate_up": "gate and up projection",
-    "down": "down projection + residual",
-    "lm_head": "final RMSNorm + logits (tied embedding)",
-    "qkv_rope": "RMSNorm + q, k, v + bias + RoPE + cache write (pairs)",
-    "swiglu": "RMSNorm + gate, up + SwiGLU (pairs)",
-    "attention": "attention over the filled slots",
-}
-
 
 def rounds_of(data: dict[str, Any], name: str) -> list[dict[str, Any]]:
     """The per-round records of one variant (a variant that failed to build has none)."""
@@ -194,6 +183,24 @@ MATVEC = ("matvec",)  # this book's projection kernels
 CUBLAS = ("nvjet", "gemv", "gemm", "cutlass", "splitKreduce")  # cuBLAS's kernels for the same projections
 
 
+def kernels_shown(data: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The step whose kernels the page lists (the last one profiled) and the step set beside it: where the listed
+    step's kernel durations overlap (PDL), the last step before it whose durations do not, so the column beside
+    reads each kernel's own cost; otherwise the step just before it. (None, None) if no step kept a kernel list."""
+    mix = data.get("kernel_mix", {})
+    last = next((n for n in reversed(data["names"]) if mix.get(n)), None)
+    if last is None:
+        return None, None
+    prior = data["names"][:data["names"].index(last)]
+    s = step_summary(data, last)
+    if s and s["overlapped"]:
+        before = next((n for n in reversed(prior) if (p := step_summary(data, n)) and not p["overlapped"]
+                       and mix.get(n)), None)
+    else:
+        before = prior[-1] if prior else None
+    return last, before
+
+
 def weight_stream(data: dict[str, Any], name: str, match: tuple[str, ...] = MATVEC) -> dict[str, Any] | None:
     """The projection kernels of one step (names containing one of `match`) read about every weight once: their
     summed durations and launches, and the weight bytes over that time as GB/s and as a share of the copy
@@ -205,6 +212,20 @@ def weight_stream(data: dict[str, Any], name: str, match: tuple[str, ...] = MATV
     gbps = data["weight_bytes"] / (us * 1e-6) / 1e9
     return {"us": us, "launches": sum(k["count"] for k in rows), "gbps": gbps,
             "share_of_copy": gbps / data["copy"]["gbps"]}
+
+
+def cublas_projection_launches(data: dict[str, Any], name: str) -> int:
+    """cuBLAS's projection kernels in one profiled step, without its split-K reductions (one launch per
+    projection, as the matvec steps launch one kernel per projection)."""
+    return sum(k["count"] for k in kernel_rows(data, name)
+               if any(c in k["name"] for c in CUBLAS) and "splitKreduce" not in k["name"])
+
+
+def last_plain(data: dict[str, Any]) -> str | None:
+    """The last step whose kernel durations do not overlap (no PDL) and whose profile has matvec kernels: the one
+    whose profile splits its time into kernels, idle time and the host's round trip."""
+    return next((n for n in reversed(data["names"]) if (s := step_summary(data, n)) and not s["overlapped"]
+                 and weight_stream(data, n)), None)
 
 
 def free_running_same(data: dict[str, Any], name: str, ref: str = "eager_static") -> tuple[int, int] | None:

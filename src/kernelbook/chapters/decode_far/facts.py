@@ -1,0 +1,469 @@
+"""The numbers and verdicts of docs/decode-far.md, from decode_far.ladder on one machine, with the decode chapter's
+best step (decode.six_ways) it starts from, the article's RTX 4060 Laptop figures for that chapter, and the cost of
+one launch replayed from a graph (machine.ceilings).
+
+No sentence is written here: the page's Markdown reads these fields (`{{ f.last_ms | num(3) }}`) and branches on
+the booleans and verdicts (`{% if f.goal == "met" %}`). A step the run could not build or time leaves its numbers
+None (a dash on the page) and `complete` False.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from kernelbook import page
+from kernelbook.chapters.decode_far import report as far
+from kernelbook.decode import report as decode_report
+
+LAPTOP = decode_report.LAPTOP
+GOAL_MS = far.GOAL_MS
+NEAR_FP32 = 1.2  # a step's largest error is "about bf16's own" within this factor of eager fp32's distance
+MORE_THAN_HANDOFF = 1.3  # a removed kernel "cost more than its hand-off" past this many graph launches saved
+BYTES_NEGLIGIBLE = 0.2  # attention's time "is not its bytes" when they take under this share of it at copy speed
+LABELS = {  # what each site's launch computes (decode/fast.py); the tables name a site added later by its key
+    "qkv": "q, k, v projection + bias",
+    "o": "output projection + residual",
+    "gate_up": "gate and up projection",
+    "down": "down projection + residual",
+    "lm_head": "final RMSNorm + logits (tied embedding)",
+    "qkv_rope": "RMSNorm + q, k, v + bias + RoPE + cache write (pairs)",
+    "swiglu": "RMSNorm + gate, up + SwiGLU (pairs)",
+    "attention": "attention over the filled slots",
+}
+CHAIN = ("qkv_rope", "attention", "o")  # a layer's attention half: three launches, each waiting for the one before
+MLP = ("swiglu", "down")
+RETUNED = ("matvec_fusions", "pdl")  # the fused steps whose sites are tuned again inside them (ladder.IN_STEP)
+Goal = Literal["met", "over", "failed", "missing"]  # failed: timed but wrong; missing: not built or not timed
+Shrank = Literal["as_the_floor", "less", "not"]
+
+
+@dataclass(frozen=True)
+class Facts:
+    gpu: str  # "H200"
+    # where the page starts: the decode chapter's fastest correct step, and the article's laptop
+    six_has_best: bool  # some decode-chapter variant passed its check
+    six_best_label: str | None
+    six_best_ms: float | None
+    six_best_floor_share: float | None  # the floor's time over the step's
+    six_floor_ms: float
+    six_copy_tbps: float
+    six_mostly_overhead: bool  # that step reaches under half of the floor
+    laptop_best_label: str  # the laptop's best step by share of its floor (the article's figures)
+    laptop_best_ms: float
+    laptop_best_floor_share: float
+    laptop_floor_ms: float
+    laptop_has_same: bool  # the article states the laptop's share for the H200's best variant too
+    laptop_same_floor_share: float | None
+    laptop_closer: bool  # the laptop's best step came closer to its floor than the H200's best to its own
+    floor_ratio: float  # the laptop's floor over the H200's (decode.six_ways)
+    six_rest_ms: float | None  # the H200's best step less its floor
+    laptop_rest_ms: float  # the laptop's best step less its floor
+    rest_ratio: float | None  # the laptop's best step's time beyond its floor over the H200's best step's
+    rest_shrank: Shrank  # ... as the floor did (by floor_ratio or more), less, or not at all
+    # the goal: at most GOAL_MS per step, and correct
+    goal_ms: float
+    goal_floor_share: float  # the share of the floor a step of goal_ms reaches
+    goal: Goal  # the last step, synchronised around every step
+    goal_over_ms: float | None  # the last step's time less the goal
+    goal_over_share: float | None  # ... as a share of the goal
+    loop_goal: Goal  # the same verdict for the last step run back to back
+    # the ladder end to end
+    complete: bool  # every step built, timed and profiled
+    unbuilt: tuple[str, ...]  # labels of the steps that were not
+    changes: int
+    base_ms: float | None
+    base_kernels: int | None
+    last_label: str  # the last step's label without its "+ "
+    last_ms: float | None
+    last_loop_ms: float | None
+    last_kernels: int | None
+    last_floor_share: float | None
+    speedup: float | None  # the plain graph's time over the last step's
+    round_trip_ms: float | None  # the last step synchronised less back to back
+    round_trip_shows: bool  # back to back is faster
+    weight_gb: float
+    copy_gbps: float
+    copy_gib: float  # the size of the copy that measured it
+    floor_ms: float
+    rounds_n: int
+    loop_steps: int
+    delta_ms: dict[str, float | None]  # per step: its time less the time of the row before (negative: faster)
+    # correct before timed
+    check_steps: int
+    fp32_rel_err: float  # eager in float32 against eager in bf16, the largest relative error
+    fp32_top1_differ: int  # steps where those two pick different top tokens
+    tol_factor: float
+    tolerance: float
+    band: float
+    exact: tuple[str, ...]  # labels of the steps bit-identical to eager
+    any_exact: bool
+    any_rounded: bool  # some step differs from eager with finite logits
+    worst_label: str | None
+    worst_rel_err: float | None
+    worst_of_tolerance: float | None
+    worst_near_fp32: bool  # within NEAR_FP32 of eager fp32's own distance
+    nonfinite: tuple[str, ...]  # labels of the steps whose logits held NaN or infinity
+    any_nonfinite: bool
+    failed: tuple[str, ...]  # labels of the steps that failed the check
+    any_failed: bool
+    free_steps: int  # steps run free (untethered) for check_steps tokens
+    free_same: int  # ... that wrote exactly eager's tokens
+    free_all_same: bool
+    near_ties_only: bool  # every top-token difference under teacher forcing fell within the band
+    same_eager_tokens: bool  # the decode chapter's eager run wrote the same tokens: its logit gaps apply here
+    gap_median: float  # the median gap between eager's two best logits, run free (decode.six_ways)
+    gaps_within_band: int  # ... gaps within the band, of gaps_n
+    gaps_n: int
+    has_next_check: bool  # a step that picks its own next token was checked doing so
+    next_label: str | None
+    next_steps: int | None
+    next_agree: int | None  # steps where the token it wrote was the argmax of its logits
+    next_positions_ok: bool
+    # what the steps bought: the two largest savings
+    first_label: str
+    first_saved_ms: float
+    first_kernels_before: int
+    first_kernels_after: int
+    first_us_per_kernel: float | None  # µs saved per kernel removed (None: no kernel removed)
+    second_label: str
+    second_saved_ms: float
+    second_kernels_before: int
+    second_kernels_after: int
+    second_us_per_kernel: float | None
+    top_cut_kernels: bool  # both removed kernels
+    graph_us_per_launch: float  # a trivial kernel replayed from a graph (machine.ceilings)
+    per_kernel_ratio: float | None  # the smaller of the two µs per kernel removed, in graph launches
+    removed_cost_more: bool  # at MORE_THAN_HANDOFF launches or more
+    # cuBLAS against the matvec kernel
+    has_matvec: bool  # the matvec step and the one before it were timed
+    matvec_saved_ms: float | None
+    matvec_faster: bool
+    matvec_kernels_before: int | None
+    matvec_kernels_after: int | None
+    matvec_profiled_all: bool  # both profiles caught every projection: their times compare
+    cublas_ms: float | None
+    cublas_gbps: float | None
+    matvec_ms: float | None
+    matvec_gbps: float | None
+    matvec_share: float | None  # of the copy bandwidth
+    # where the last step without PDL spends its time
+    has_plain: bool
+    plain_label: str | None
+    plain_ms: float | None
+    plain_matvec_ms: float | None
+    plain_matvec_gbps: float | None
+    plain_matvec_share: float | None
+    plain_attention_ms: float | None
+    plain_attention_launches: int | None
+    plain_attention_us: float | None  # per launch
+    kv_kib: float  # keys and values one attention launch reads at the position it was tuned at
+    kv_us: float  # ... at the copy bandwidth
+    attention_not_bytes: bool  # those bytes take under BYTES_NEGLIGIBLE of a launch's time
+    plain_other_ms: float | None
+    plain_idle_ms: float | None
+    plain_host_ms: float | None
+    plain_busy_over: bool  # its profiled kernels add up to more than its back-to-back step
+    plain_busy_over_ms: float | None
+    plain_matvec_loss_ms: float | None  # the matvecs' time beyond the floor
+    plain_rest_ms: float | None  # attention, the other kernels, idle time and the round trip
+    owners_ms: float | None  # plain_matvec_loss_ms + plain_rest_ms
+    owners_cover: bool  # ... is more than the last step is over the goal
+    # programmatic dependent launch
+    has_pdl: bool
+    pdl_used: bool
+    pdl_saved_ms: float | None
+    pdl_saved_share: float | None
+    pdl_faster: bool
+    pdl_same_kernels: bool
+    pdl_kernels: int | None
+    pdl_kernels_before: int | None
+    pdl_attention_config: str | None  # attention's config chosen inside the PDL step, "128 × 1 × 8"
+    before_attention_config: str | None  # ... inside the step before
+    # the graph alone (the launch costs' step replayed back to back) and the next token inside the graph
+    has_alone: bool
+    alone_us: float
+    alone_label: str
+    alone_ms: float
+    alone_outside_ms: float | None  # its loop less its graph alone
+    loop_over_graph: bool
+    alone_argmax_us: float | None
+    alone_has_argmax: bool
+    has_greedy: bool  # a step that picks its own next token, and the one before it, were timed
+    greedy_kernels: int | None
+    greedy_kernels_before: int | None
+    greedy_host_us: float | None
+    greedy_host_us_before: float | None
+    greedy_loop_ms: float | None
+    greedy_loop_ms_before: float | None
+    greedy_ms: float | None
+    greedy_ms_before: float | None
+    # the tables' notes
+    kernels_label: str | None
+    kernels_distinct: int | None
+    kernels_copies: int | None
+    has_compared: bool
+    kernels_overlap: bool
+    kernels_busy_ms: float | None
+    kernels_step_ms: float | None
+    calls_sum_us: float
+    calls_over_whole: bool  # the calls' costs add up to more than the whole step
+    mlp_us: float  # per layer
+    mlp_copy_us: float
+    mlp_share: float
+    chain_us: float
+    chain_mib: float
+    chain_copy_us: float
+    chain_share: float
+    chain_furthest: bool  # the attention half is further from its bytes than the MLP
+    calls_over_copy: tuple[str, ...]  # calls past 100% of the copy speed
+    any_call_over_copy: bool
+    sites_over_copy: tuple[str, ...]  # tuned sites past 100%
+    any_site_over_copy: bool
+    tune_s: float
+    attention_one_launch: bool  # the tuner, alone, kept one split (no merge launch)
+    retune_reps: int
+    retune_positions: tuple[int, ...]
+    retune_plain_label: str  # the fused step without PDL
+    retune_plain_alone_us: float | None  # µs per step with every site at its config alone, then retuned
+    retune_plain_us: float | None
+    retune_plain_cut: float | None
+    retune_plain_helped: bool
+    retune_pdl_label: str
+    retune_pdl_alone_us: float | None
+    retune_pdl_us: float | None
+    retune_pdl_cut: float | None
+    retune_pdl_helped: bool
+
+
+def _strip(label: str) -> str:
+    return label.removeprefix("+ ")
+
+
+def _config(c: list[int] | None) -> str | None:
+    return None if c is None else " × ".join(map(str, c))
+
+
+def _verdict(s: dict[str, Any] | None, ms: float | None, goal_ms: float) -> Goal:
+    if s is None or ms is None:
+        return "missing"
+    if not s["passed"]:
+        return "failed"
+    return "met" if ms <= goal_ms else "over"
+
+
+def _shrank(rest: float | None, laptop_rest: float, floor_ratio: float) -> Shrank:
+    if rest is None or rest >= laptop_rest:
+        return "not"
+    return "as_the_floor" if laptop_rest / rest >= floor_ratio else "less"
+
+
+def _start(six: dict[str, Any], laptop: dict[str, Any]) -> dict[str, Any]:
+    best = decode_report.best_valid(six)
+    lap = {n: v for n, v in decode_report.laptop_rows(laptop).items() if v.get("floor_share")}
+    lap_best = max(lap, key=lambda n: lap[n]["floor_share"])
+    same = lap.get(best["name"]) if best else None
+    rest, lap_rest = best and best["step_ms"] - six["floor_ms"], lap[lap_best]["step_ms"] - laptop["floor_ms"]
+    return dict(
+        laptop_closer=best is not None and lap[lap_best]["floor_share"] > best["floor_share"],
+        floor_ratio=laptop["floor_ms"] / six["floor_ms"], six_rest_ms=rest, laptop_rest_ms=lap_rest,
+        rest_ratio=rest and lap_rest / rest, rest_shrank=_shrank(rest, lap_rest, laptop["floor_ms"] / six["floor_ms"]),
+        six_has_best=best is not None, six_best_label=best and best["label"], six_best_ms=best and best["step_ms"],
+        six_best_floor_share=best and best["floor_share"], six_floor_ms=six["floor_ms"],
+        six_copy_tbps=six["copy"]["gbps"] / 1e3, six_mostly_overhead=best is not None and best["floor_share"] < 0.5,
+        laptop_best_label=six["labels"].get(lap_best, lap_best), laptop_best_ms=lap[lap_best]["step_ms"],
+        laptop_best_floor_share=lap[lap_best]["floor_share"], laptop_floor_ms=laptop["floor_ms"],
+        laptop_has_same=same is not None and lap_best != best["name"],
+        laptop_same_floor_share=same and same["floor_share"])
+
+
+def _checks(d: dict[str, Any], s: dict[str, dict[str, Any]], six: dict[str, Any]) -> dict[str, Any]:
+    steps = [s[n] for n in d["steps"] if n in s]
+    rounded = [x for x in steps if x["checked"] and not x["bit_identical"] and x["rel_err_max"] is not None]
+    worst = max(rounded, key=lambda x: x["rel_err_max"]) if rounded else None
+    y = d["yardstick_fp32"]
+    gaps = six["free_running"]["eager_static"]["gaps"]
+    free = [v for n in d["steps"] if n in s and (v := far.free_running_same(d, n))]
+    nxt = next(((n, c["next_token"]) for n in d.get("advances", []) if (c := far.check(d, n) or {}).get("next_token")),
+               None)
+    return dict(
+        check_steps=d["check_steps"], fp32_rel_err=y["rel_err_max"], fp32_top1_differ=len(y["top1_disagree_steps"]),
+        tol_factor=d["tol_factor"], tolerance=d["tolerance"], band=d["band"],
+        exact=tuple(x["label"] for x in steps if x["bit_identical"]),
+        any_exact=any(x["bit_identical"] for x in steps), any_rounded=worst is not None,
+        worst_label=worst and worst["label"], worst_rel_err=worst and worst["rel_err_max"],
+        worst_of_tolerance=worst and worst["rel_err_max"] / d["tolerance"],
+        worst_near_fp32=worst is not None and worst["rel_err_max"] <= NEAR_FP32 * y["rel_err_max"],
+        nonfinite=tuple(x["label"] for x in steps if x["checked"] and x["rel_err_max"] is None),
+        any_nonfinite=any(x["checked"] and x["rel_err_max"] is None for x in steps),
+        failed=tuple(x["label"] for x in s.values() if not x["passed"]),
+        any_failed=not all(x["passed"] for x in s.values()),
+        free_steps=len(free), free_same=sum(a == b for a, b in free), free_all_same=all(a == b for a, b in free),
+        near_ties_only=all(not c["unexplained_steps"] for c in d["teacher_forced"].values()),
+        same_eager_tokens=six["free_running"]["eager_static"]["tokens"] == d["free_running"].get("eager_static"),
+        gap_median=decode_report.median_gap(six), gaps_n=len(gaps), gaps_within_band=sum(x < d["band"] for x in gaps),
+        has_next_check=nxt is not None, next_label=nxt and _strip(d["labels"][nxt[0]]),
+        next_steps=nxt and nxt[1]["steps"], next_agree=nxt and nxt[1]["agree"],
+        next_positions_ok=bool(nxt and nxt[1]["positions_ok"]))
+
+
+def _savings(rows: list[dict[str, Any]], launch: dict[str, Any]) -> dict[str, Any]:
+    by = {x["name"]: x for x in rows}
+    top = sorted((x for x in rows if x["saved_ms"] is not None), key=lambda x: -x["saved_ms"])[:2]
+    out: dict[str, Any] = {}
+    for key, x in zip(("first", "second"), top, strict=True):
+        before = by[x["prev"]]["kernels"]
+        cut = before - x["kernels"]
+        out.update({f"{key}_label": x["label"], f"{key}_saved_ms": x["saved_ms"], f"{key}_kernels_before": before,
+                    f"{key}_kernels_after": x["kernels"],
+                    f"{key}_us_per_kernel": 1e3 * x["saved_ms"] / cut if cut > 0 else None})
+    per = [out[f"{k}_us_per_kernel"] for k in ("first", "second")]
+    ratio = min(per) / launch["graph_us_per_launch"] if None not in per else None
+    return {**out, "top_cut_kernels": None not in per, "graph_us_per_launch": launch["graph_us_per_launch"],
+            "per_kernel_ratio": ratio, "removed_cost_more": ratio is not None and ratio > MORE_THAN_HANDOFF}
+
+
+def _matvec(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    x = by.get("matvec")
+    p = by.get(x["prev"]) if x and x["prev"] else None
+    ws = far.weight_stream(d, "matvec") if x else None
+    cb = far.weight_stream(d, p["name"], far.CUBLAS) if p else None
+    return dict(
+        has_matvec=bool(x and p), matvec_saved_ms=x and p and x["saved_ms"],
+        matvec_faster=bool(x and p and x["saved_ms"] > 0),
+        matvec_kernels_before=p and p["kernels"], matvec_kernels_after=x and p and x["kernels"],
+        matvec_profiled_all=bool(ws and cb and ws["launches"] == far.cublas_projection_launches(d, p["name"])),
+        cublas_ms=cb and cb["us"] / 1e3, cublas_gbps=cb and cb["gbps"], matvec_ms=ws and ws["us"] / 1e3,
+        matvec_gbps=ws and ws["gbps"], matvec_share=ws and ws["share_of_copy"])
+
+
+def _plain(d: dict[str, Any], over_ms: float | None) -> dict[str, Any]:
+    name = far.last_plain(d)
+    b = far.breakdown(d, name) if name else None
+    ws = far.weight_stream(d, name) if name else None
+    kv = d["tuning"]["attention"]["bytes"]
+    kv_us = kv / (d["copy"]["gbps"] * 1e3)
+    each = b and 1e3 * b["attention_ms"] / max(b["attention_launches"], 1)
+    loss = b and b["matvec_ms"] - d["floor_ms"]
+    rest = b and b["attention_ms"] + b["other_ms"] + b["idle_ms"] + b["host_ms"]
+    owners = b and loss + rest
+    return dict(
+        has_plain=b is not None, plain_label=name and d["labels"][name], plain_ms=b and b["step_ms"],
+        plain_matvec_ms=b and b["matvec_ms"],
+        plain_matvec_gbps=ws and ws["gbps"], plain_matvec_share=ws and ws["share_of_copy"],
+        plain_attention_ms=b and b["attention_ms"], plain_attention_launches=b and b["attention_launches"],
+        plain_attention_us=each, kv_kib=kv / 1024, kv_us=kv_us,
+        attention_not_bytes=each is not None and kv_us < BYTES_NEGLIGIBLE * each,
+        plain_other_ms=b and b["other_ms"], plain_idle_ms=b and b["idle_ms"], plain_host_ms=b and b["host_ms"],
+        plain_busy_over=bool(b and b["busy_over_ms"]), plain_busy_over_ms=b and b["busy_over_ms"],
+        plain_matvec_loss_ms=loss, plain_rest_ms=rest, owners_ms=owners,
+        owners_cover=owners is not None and over_ms is not None and owners > over_ms)
+
+
+def _pdl(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    x = by.get("pdl")
+    p = by.get(x["prev"]) if x and x["prev"] else None
+    att = {n: t["configs"].get("attention") for n, t in d["in_step"].items()}
+    return dict(
+        has_pdl=p is not None, pdl_used=bool(d.get("pdl_used")), pdl_saved_ms=p and x["saved_ms"],
+        pdl_saved_share=p and x["saved_share"],
+        pdl_faster=bool(p and x["saved_ms"] > 0), pdl_same_kernels=bool(p and x["kernels"] == p["kernels"]),
+        pdl_kernels=x and x["kernels"], pdl_kernels_before=p and p["kernels"],
+        pdl_attention_config=_config(att.get("pdl")), before_attention_config=_config(p and att.get(p["name"])))
+
+
+def _alone(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    lc = d["launch_costs"]
+    x = by.get(lc["step"])
+    loop = x and x["loop_ms"]
+    whole_ms = lc["whole_us"] / 1e3
+    argmax = sum(k["us"] for k in far.kernel_rows(d, lc["step"]) if "ArgMax" in k["name"])
+    g = next((by[n] for n in d.get("advances", []) if n in by and by[n]["prev"]), None)
+    p = g and by[g["prev"]]
+    return dict(
+        has_alone=loop is not None, alone_label=_strip(d["labels"][lc["step"]]), alone_ms=whole_ms,
+        alone_us=lc["whole_us"],
+        alone_outside_ms=None if loop is None else loop - whole_ms,
+        loop_over_graph=loop is not None and loop > whole_ms, alone_argmax_us=argmax or None,
+        alone_has_argmax=bool(argmax),
+        has_greedy=g is not None, greedy_kernels=g and g["kernels"],
+        greedy_kernels_before=p and p["kernels"], greedy_host_us=g and 1e3 * g["host_ms"],
+        greedy_host_us_before=p and 1e3 * p["host_ms"], greedy_loop_ms=g and g["loop_ms"],
+        greedy_loop_ms_before=p and p["loop_ms"], greedy_ms=g and g["step_ms"], greedy_ms_before=p and p["step_ms"])
+
+
+def _tables(d: dict[str, Any]) -> dict[str, Any]:
+    last, before = far.kernels_shown(d)
+    rows = far.kernel_rows(d, last, before) if last else []
+    s = far.step_summary(d, last) if last else None
+    mix = d["kernel_mix"].get(last, {}) if last else {}
+    calls = {x["call"]: x for x in far.launch_cost_rows(d)}
+    chain, mlp = [calls[c] for c in CHAIN], [calls[c] for c in MLP]
+    chain_us, chain_copy = sum(x["us"] for x in chain), sum(x["copy_us"] for x in chain)
+    mlp_us, mlp_copy = sum(x["us"] for x in mlp), sum(x["copy_us"] for x in mlp)
+    summed = sum(x["total_us"] for x in calls.values())
+    over_calls = tuple(c for c, x in calls.items() if x["share"] is not None and x["share"] > 1)
+    over_sites = tuple(t["site"] for t in far.tuning_rows(d) if t["share_of_copy"] > 1)
+    retune = {}
+    for key, step in zip(("plain", "pdl"), RETUNED, strict=True):
+        gain = far.in_step_gain(d, step)
+        start, end = gain if gain else (None, None)
+        retune.update({f"retune_{key}_label": d["labels"][step], f"retune_{key}_alone_us": start,
+                       f"retune_{key}_us": end,
+                       f"retune_{key}_cut": (start - end) / start if start else None,
+                       f"retune_{key}_helped": bool(start and end < start)})
+    return dict(
+        kernels_label=last and d["labels"][last], kernels_distinct=mix.get("distinct"),
+        kernels_copies=mix.get("copies"), has_compared=any(k["us_against"] is not None for k in rows),
+        kernels_overlap=bool(s and s["overlapped"]),
+        kernels_busy_ms=s and s["busy_ms"], kernels_step_ms=s and s["step_ms"],
+        calls_sum_us=summed, calls_over_whole=summed > d["launch_costs"]["whole_us"],
+        mlp_us=mlp_us, mlp_copy_us=mlp_copy, mlp_share=mlp_copy / mlp_us, chain_us=chain_us,
+        chain_mib=sum(x["bytes"] for x in chain) / 2**20, chain_copy_us=chain_copy, chain_share=chain_copy / chain_us,
+        chain_furthest=chain_copy / chain_us < mlp_copy / mlp_us,
+        calls_over_copy=over_calls, any_call_over_copy=bool(over_calls),
+        sites_over_copy=over_sites, any_site_over_copy=bool(over_sites),
+        tune_s=d["tune_s"], attention_one_launch=d["tuning"]["attention"]["best"][1] == 1,
+        retune_reps=d["in_step_back_to_back"],
+        retune_positions=tuple(next(iter(d["in_step"].values()))["positions"]), **retune)
+
+
+def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[str, Any], launch: dict[str, Any],
+              gpu: str) -> Facts:
+    """far_data: decode_far.ladder; six: decode.six_ways on the same machine; laptop_six: the article's
+    decode.six_ways record; launch: machine.ceilings' launch figures."""
+    d = far_data
+    s = far.summaries(d)
+    rows = far.waterfall(d)
+    by = {x["name"]: x for x in rows}
+    base, last = far.baseline(d), far.final(d)
+    last_name = d["steps"][-1]
+    missing = [n for n in (d["baseline"], *d["steps"]) if n not in s]
+    g = far.goal(d, GOAL_MS)
+    return Facts(
+        gpu=gpu, **_start(six, laptop_six),
+        goal_ms=GOAL_MS, goal_floor_share=g["floor_share_needed"], goal=_verdict(last, g["ms"], GOAL_MS),
+        goal_over_ms=g["over_ms"], goal_over_share=None if g["over_ms"] is None else g["over_ms"] / GOAL_MS,
+        loop_goal=_verdict(last, g["loop_ms"], GOAL_MS),
+        complete=not missing and not d.get("build_errors"),
+        unbuilt=tuple(d["labels"].get(n, n) for n in dict.fromkeys([*missing, *d.get("build_errors", {})])),
+        changes=len(d["steps"]),
+        base_ms=base and base["step_ms"], base_kernels=base and base["kernels"],
+        last_label=_strip(d["labels"].get(last_name, last_name)), last_ms=last and last["step_ms"],
+        last_loop_ms=last and last["loop_ms"], last_kernels=last and last["kernels"],
+        last_floor_share=last and last["floor_share"],
+        speedup=base["step_ms"] / last["step_ms"] if base and last else None,
+        round_trip_ms=last["step_ms"] - last["loop_ms"] if last and last["loop_ms"] is not None else None,
+        round_trip_shows=bool(last and last["loop_ms"] is not None and last["step_ms"] > last["loop_ms"]),
+        weight_gb=d["weight_bytes"] / 1e9, copy_gbps=d["copy"]["gbps"], copy_gib=d["copy"]["bytes_moved"] / 2 / 2**30,
+        floor_ms=d["floor_ms"], rounds_n=d["rounds_n"], loop_steps=d["loop_steps"],
+        delta_ms={n: None if by.get(n, {}).get("saved_ms") is None else -by[n]["saved_ms"]
+                  for n in (d["baseline"], *d["steps"])},
+        **_checks(d, s, six), **_savings(rows, launch), **_matvec(d, by), **_plain(d, g["over_ms"]), **_pdl(d, by),
+        **_alone(d, by), **_tables(d))
+
+
+def facts(machine: str | None = None) -> Facts:
+    r = page.result("decode_far.ladder", machine)
+    return from_data(r.data, page.result("decode.six_ways", machine).data, page.result("decode.six_ways", LAPTOP).data,
+                     page.result("machine.ceilings", machine).data["launch"], page.machine_label(r))

@@ -1,0 +1,290 @@
+"""The decode-far facts on the fixture results, and each verdict the page reads driven both ways by the data."""
+
+from __future__ import annotations
+
+import copy
+import statistics
+
+import pytest
+
+from kernelbook import page
+from kernelbook.chapters.decode_far import facts as F
+
+
+@pytest.fixture
+def data(fixture_results):
+    load = lambda name, m=None: copy.deepcopy(page.result(name, m).data)  # noqa: E731
+    return {"far_data": load("decode_far.ladder"), "six": load("decode.six_ways"),
+            "laptop_six": load("decode.six_ways", F.LAPTOP), "launch": load("machine.ceilings")["launch"],
+            "gpu": "H200"}
+
+
+def _facts(data) -> F.Facts:
+    return F.from_data(**data)
+
+
+def _rounds(data, name, key, value):
+    for r in data["far_data"]["rounds"]:
+        r["variants"][name][key] = value
+
+
+def _drop(data, name):
+    """A step that was not built: no rounds, no name, a build error."""
+    d = data["far_data"]
+    for r in d["rounds"]:
+        r["variants"].pop(name, None)
+    d["names"].remove(name)
+    d["build_errors"][name] = "RuntimeError: fixture"
+
+
+def test_the_fixture_reads_as_stored(data):
+    f = _facts(data)
+    d = data["far_data"]
+    last = statistics.median(r["variants"]["greedy"]["step_ms"] for r in d["rounds"])
+    base = statistics.median(r["variants"]["cuda_graph"]["step_ms"] for r in d["rounds"])
+    assert f.last_ms == pytest.approx(last) and f.base_ms == pytest.approx(base)
+    assert f.speedup == pytest.approx(base / last) and f.last_floor_share == pytest.approx(d["floor_ms"] / last)
+    assert f.goal_over_ms == pytest.approx(last - F.GOAL_MS) and f.goal_floor_share == pytest.approx(d["floor_ms"])
+    assert sum(v for v in f.delta_ms.values() if v is not None) == pytest.approx(last - base)
+    assert (f.last_kernels, f.base_kernels, f.changes, f.last_label) == (147, 1403, 8, "argmax and next inputs in "
+                                                                          "the graph")
+    assert f.exact == ("own PyTorch step", "+ fused QKV, gate/up") and f.worst_label == "+ Triton matvec for one row"
+    assert (f.free_same, f.free_steps, f.fp32_top1_differ) == (6, 8, 2)
+    assert (f.laptop_best_label, f.laptop_best_ms, f.laptop_floor_ms) == ("torch.compile max-autotune", 13.6, 12.4)
+    assert F.facts().gpu == "H200"
+
+
+@pytest.mark.parametrize("ms, passed, verdict", [(0.9, True, "met"), (1.0, True, "met"), (1.1, True, "over"),
+                                                 (0.9, False, "failed")])
+def test_the_goal_is_met_only_by_a_correct_step_within_it(data, ms, passed, verdict):
+    _rounds(data, "greedy", "step_ms", ms)
+    _rounds(data, "greedy", "loop_ms", ms)
+    data["far_data"]["teacher_forced"]["greedy"]["passed"] = passed
+    f = _facts(data)
+    assert f.goal == verdict and f.loop_goal == verdict and f.any_failed is not passed
+    assert f.goal_over_ms == pytest.approx(ms - F.GOAL_MS)
+
+
+def test_the_back_to_back_goal_has_its_own_verdict(data):
+    _rounds(data, "greedy", "step_ms", 1.02)
+    _rounds(data, "greedy", "loop_ms", 0.98)
+    f = _facts(data)
+    assert (f.goal, f.loop_goal, f.round_trip_shows) == ("over", "met", True)
+    assert f.round_trip_ms == pytest.approx(0.04)
+
+
+def test_a_step_that_was_not_built_leaves_the_ladder_incomplete(data):
+    assert _facts(data).complete and _facts(data).unbuilt == ()
+    _drop(data, "greedy")
+    f = _facts(data)
+    assert not f.complete and f.unbuilt == ("+ argmax and next inputs in the graph",)
+    assert f.goal == f.loop_goal == "missing" and f.last_ms is None and f.speedup is None
+    assert not f.has_greedy and f.delta_ms["greedy"] is None
+
+
+def test_the_start_reads_the_decode_chapter_and_the_laptop(data):
+    f = _facts(data)
+    assert f.six_has_best and f.six_best_label == "torch.compile max-autotune" and f.six_mostly_overhead
+    assert f.laptop_closer and not f.laptop_has_same  # the laptop's best is the same variant
+    assert f.rest_shrank == "less" and f.rest_ratio == pytest.approx(1.2 / f.six_rest_ms)  # 1.2 against 1.17 ms
+    six = data["six"]
+    six["teacher_forced"]["compile_max_autotune"]["passed"] = False  # reduce-overhead is the best now
+    f = _facts(data)
+    assert f.six_best_label == "torch.compile reduce-overhead" and f.laptop_has_same
+    assert f.laptop_same_floor_share == 0.90
+    for r in six["rounds"]:
+        r["variants"]["compile_reduce_overhead"]["step_ms"] = six["floor_ms"] / 0.95  # 95% of the floor
+    f = _facts(data)
+    assert not f.six_mostly_overhead and not f.laptop_closer and f.rest_shrank == "as_the_floor"  # 0.04 ms
+    for r in six["rounds"]:
+        r["variants"]["compile_reduce_overhead"]["step_ms"] = six["floor_ms"] + 3.0
+    assert _facts(data).rest_shrank == "not"
+    for c in six["teacher_forced"].values():
+        c["passed"] = False
+    f = _facts(data)
+    assert not f.six_has_best and f.six_best_ms is None and not f.six_mostly_overhead and not f.laptop_closer
+
+
+def test_the_check_verdicts_follow_every_step(data):
+    d = data["far_data"]
+    tf = d["teacher_forced"]
+    f = _facts(data)
+    assert f.any_exact and f.any_rounded and f.worst_near_fp32 and not f.any_nonfinite and not f.any_failed
+    assert f.worst_of_tolerance == pytest.approx(0.0336 / d["tolerance"])
+    for n in d["steps"]:
+        tf[n].update(bit_identical=False, rel_err_max=0.01)
+    tf["pdl"]["rel_err_max"] = 1.3 * d["yardstick_fp32"]["rel_err_max"]  # further from eager than float32 is
+    f = _facts(data)
+    assert not f.any_exact and f.worst_label == "+ programmatic dependent launch" and not f.worst_near_fp32
+    tf["pdl"].update(rel_err_max=None, passed=False, nonfinite=7)
+    f = _facts(data)
+    assert f.any_nonfinite and f.nonfinite == ("+ programmatic dependent launch",)
+    assert f.any_failed and f.failed == ("+ programmatic dependent launch",)
+    for n in d["steps"]:
+        tf[n].update(bit_identical=True, rel_err_max=0.0)
+    f = _facts(data)
+    assert not f.any_rounded and f.worst_label is None and not f.worst_near_fp32
+
+
+def test_free_running_and_near_ties(data):
+    d = data["far_data"]
+    f = _facts(data)
+    assert not f.free_all_same and f.near_ties_only and not f.same_eager_tokens
+    for n in d["steps"]:
+        d["free_running"][n] = list(d["free_running"]["eager_static"])
+    d["teacher_forced"]["matvec"]["unexplained_steps"] = [4]  # a top-token difference outside the band
+    data["six"]["free_running"]["eager_static"]["tokens"] = list(d["free_running"]["eager_static"])
+    f = _facts(data)
+    assert f.free_all_same and f.free_same == f.free_steps == 8 and not f.near_ties_only and f.same_eager_tokens
+    assert f.gaps_n == 20 and f.gaps_within_band == sum(g < d["band"] for g in
+                                                        data["six"]["free_running"]["eager_static"]["gaps"])
+
+
+def test_the_greedy_steps_own_argmax(data):
+    f = _facts(data)
+    assert f.has_next_check and (f.next_agree, f.next_steps) == (20, 20) and f.next_positions_ok
+    data["far_data"]["teacher_forced"]["greedy"]["next_token"].update(agree=19, positions_ok=False, passed=False)
+    f = _facts(data)
+    assert f.next_agree == 19 and not f.next_positions_ok
+    del data["far_data"]["teacher_forced"]["greedy"]["next_token"]
+    assert not _facts(data).has_next_check
+
+
+def test_the_largest_savings_and_what_a_removed_kernel_cost(data):
+    f = _facts(data)
+    assert (f.first_label, f.second_label) == ("+ norm, RoPE, SwiGLU, residual in the matvecs",
+                                               "+ fused add+RMSNorm, SwiGLU")
+    assert f.first_us_per_kernel == pytest.approx(1e3 * f.first_saved_ms / (624 - 146))
+    assert f.top_cut_kernels and f.removed_cost_more
+    assert f.per_kernel_ratio == pytest.approx(min(f.first_us_per_kernel, f.second_us_per_kernel))
+    data["launch"]["graph_us_per_launch"] = min(f.first_us_per_kernel, f.second_us_per_kernel)  # about one hand-off
+    assert not _facts(data).removed_cost_more
+    data["far_data"]["profiles"]["matvec_fusions"]["kernels"] = 624  # the largest saving removed no kernel
+    f = _facts(data)
+    assert not f.top_cut_kernels and f.first_us_per_kernel is None and not f.removed_cost_more
+
+
+def test_cublas_against_the_matvec(data):
+    f = _facts(data)
+    assert f.has_matvec and f.matvec_faster and (f.matvec_kernels_before, f.matvec_kernels_after) == (653, 624)
+    assert not f.matvec_profiled_all  # the fixture's fused_kernels profile lists three of cuBLAS's projections
+    data["far_data"]["kernel_mix"]["fused_kernels"]["top"].append({"name": "nvjet_fixture_TNT", "count": 29,
+                                                                   "us": 1.0})  # 113 launches, as the matvecs
+    assert _facts(data).matvec_profiled_all
+    _rounds(data, "matvec", "step_ms", 3.0)
+    f = _facts(data)
+    assert not f.matvec_faster and f.matvec_saved_ms < 0
+    _drop(data, "matvec")
+    assert not _facts(data).has_matvec
+
+
+def test_where_the_time_goes(data):
+    f = _facts(data)
+    assert f.has_plain and f.plain_label == "+ norm, RoPE, SwiGLU, residual in the matvecs"
+    assert f.plain_matvec_loss_ms == pytest.approx(f.plain_matvec_ms - data["far_data"]["floor_ms"])
+    assert f.owners_ms == pytest.approx(f.plain_matvec_loss_ms + f.plain_rest_ms)
+    assert f.attention_not_bytes and not f.plain_busy_over and f.owners_cover
+    data["far_data"]["tuning"]["attention"]["bytes"] = 10**7  # 2.4 µs at copy speed, of 8.9 µs a launch
+    assert not _facts(data).attention_not_bytes
+    busy = data["far_data"]["profiles"]["matvec_fusions"]["busy_us"] / 1e3
+    _rounds(data, "matvec_fusions", "loop_ms", busy - 0.05)
+    f = _facts(data)
+    assert f.plain_busy_over and f.plain_busy_over_ms == pytest.approx(0.05) and f.plain_idle_ms == 0
+    _rounds(data, "greedy", "step_ms", 2.4)  # over the goal by more than all of it (and still overlapped)
+    assert not _facts(data).owners_cover
+    for p in data["far_data"]["profiles"].values():
+        p["busy_us"] = 1e9  # every step's kernels overlap: none splits its time
+    f = _facts(data)
+    assert not f.has_plain and f.plain_ms is None and not f.owners_cover
+
+
+def test_programmatic_dependent_launch(data):
+    """'The same kernels' only when the counts match: attention tuned inside each step can pick a split config
+    (one merge launch a layer more) for one step and not the other."""
+    d = data["far_data"]
+    f = _facts(data)
+    assert f.has_pdl and f.pdl_used and f.pdl_faster and f.pdl_same_kernels and f.pdl_kernels == 146
+    d["profiles"]["pdl"]["kernels"] += 28
+    d["in_step"]["pdl"]["configs"]["attention"] = [16, 32, 2]
+    f = _facts(data)
+    assert not f.pdl_same_kernels and (f.pdl_kernels, f.pdl_kernels_before) == (174, 146)
+    assert (f.pdl_attention_config, f.before_attention_config) == ("16 × 32 × 2", "32 × 16 × 4")
+    _rounds(data, "pdl", "step_ms", 2.0)
+    d["pdl_used"] = False
+    f = _facts(data)
+    assert not f.pdl_faster and not f.pdl_used
+    _drop(data, "pdl")
+    assert not _facts(data).has_pdl
+
+
+def test_the_graph_alone_against_its_loop(data):
+    """The fixture: the PDL step's loop 1.277 ms, its graph replayed back to back 1,260 µs, an argmax of 8.7 µs."""
+    d = data["far_data"]
+    f = _facts(data)
+    assert f.has_alone and f.loop_over_graph and f.alone_has_argmax
+    assert f.alone_outside_ms == pytest.approx(0.017) and f.alone_argmax_us == pytest.approx(8.704)
+    d["launch_costs"]["whole_us"] = 1300.0
+    d["kernel_mix"]["pdl"]["top"] = [k for k in d["kernel_mix"]["pdl"]["top"] if "ArgMax" not in k["name"]]
+    f = _facts(data)
+    assert not f.loop_over_graph and not f.alone_has_argmax and f.alone_argmax_us is None
+    for r in d["rounds"]:
+        r["variants"]["pdl"].pop("loop_ms")
+    assert not _facts(data).has_alone
+
+
+def test_the_greedy_step_against_the_one_before(data):
+    """Host 13.8 µs a step against the PDL step's 204.45 µs; back to back 1.260 ms against 1.277 ms."""
+    f = _facts(data)
+    assert f.has_greedy and (f.greedy_kernels, f.greedy_kernels_before) == (147, 146)
+    assert f.greedy_host_us == pytest.approx(13.8) and f.greedy_host_us_before == pytest.approx(204.45)
+    assert (f.greedy_loop_ms, f.greedy_loop_ms_before) == (pytest.approx(1.26), pytest.approx(1.277))
+    data["far_data"]["advances"] = []  # a result from before the step existed
+    assert not _facts(data).has_greedy
+
+
+def test_the_kernel_list_and_the_step_set_beside_it(data):
+    """The last step (greedy) and the one before it (pdl) both overlap their kernels; the column to read each
+    kernel's cost from is the last step without PDL."""
+    d = data["far_data"]
+    f = _facts(data)
+    assert f.kernels_label == "+ argmax and next inputs in the graph" and f.kernels_overlap and f.has_compared
+    d["profiles"]["greedy"]["busy_us"] = 100.0
+    assert not _facts(data).kernels_overlap
+    d["kernel_mix"] = {"greedy": d["kernel_mix"]["greedy"]}
+    assert not _facts(data).has_compared
+
+
+def test_the_launch_costs(data):
+    """28 × (3 + 5 + 2 + 15.5 + 7.5) + 110 = 1,034 of the fixture's 1,260 µs."""
+    calls = data["far_data"]["launch_costs"]["calls"]
+    f = _facts(data)
+    assert f.calls_sum_us == pytest.approx(1034.0) and not f.calls_over_whole
+    assert (f.mlp_us, f.chain_us) == (pytest.approx(23.0), pytest.approx(10.0)) and f.chain_furthest
+    assert not f.any_call_over_copy  # the fixture's lm_head is at 99.9% of the copy speed
+    calls["lm_head"]["us"] = 100.0
+    data["far_data"]["launch_costs"]["whole_us"] = 700.0  # less than the calls now add up to (752.4 µs)
+    for c in ("qkv_rope", "attention", "o"):
+        calls[c]["us"] = 0.1
+    f = _facts(data)
+    assert f.any_call_over_copy and "lm_head" in f.calls_over_copy and f.calls_over_whole and not f.chain_furthest
+
+
+def test_the_tuning(data):
+    t = data["far_data"]["tuning"]
+    f = _facts(data)
+    assert f.any_site_over_copy and f.sites_over_copy == ("lm_head",) and not f.attention_one_launch
+    t["lm_head"]["gbps"] = 1000.0
+    t["attention"]["best"] = [64, 1, 4]
+    f = _facts(data)
+    assert not f.any_site_over_copy and f.attention_one_launch
+
+
+def test_retuning_inside_the_step(data):
+    steps = data["far_data"]["in_step"]
+    f = _facts(data)
+    assert not f.retune_plain_helped and f.retune_plain_cut == 0  # 1,300 µs before and after
+    assert f.retune_pdl_helped and f.retune_pdl_cut == pytest.approx((1190.0 - 1148.4) / 1190.0)
+    steps["matvec_fusions"]["sites"]["lm_head"]["step_us"] = 1200.0
+    steps["pdl"]["sites"]["lm_head"]["step_us"] = 1250.0
+    f = _facts(data)
+    assert f.retune_plain_helped and not f.retune_pdl_helped
