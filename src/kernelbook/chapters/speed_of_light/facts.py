@@ -300,9 +300,10 @@ def _add(add: dict[str, Any]) -> dict[str, Any]:
     under = [s for s in large if not at_share(s)]
     small_share = [s["versions"][OURS]["share_of_copy"] for s in small]
     small_tile = [_share(s, "copy_tiled") for s in small]
+    own_work = max(t - x for t, x in zip(small_tile, small_share, strict=True))  # beyond the tile-sized copy
     copies = [s["versions"]["copy"]["values"] for s in shapes if not s["small"]]
-    not_ahead = tuple(AtShape(shape_text(s), tuple(LABELS[o] for o in o_)) for s in large
-                      if (o_ := behind(s, ADD)))
+    not_ahead = tuple(AtShape(shape_text(s), tuple(LABELS[o] for o in rivals)) for s in large
+                      if (rivals := behind(s, ADD)))
     ours_y = [c["max_steps"] for s in shapes for k, c in s["check"].items() if k.startswith("y")]
     n_met = sum(met(s, ADD) for s in large)
     return dict(
@@ -324,8 +325,7 @@ def _add(add: dict[str, Any]) -> dict[str, Any]:
         add_under_copy_kib=tuple(sorted({s["copy_config"][0] * 2 // 1024 for s in under})),
         small_share_low=min(small_share), small_share_high=max(small_share),
         small_tile_low=min(small_tile), small_tile_high=max(small_tile),
-        small_own_work_points=max(t - x for t, x in zip(small_tile, small_share, strict=True)) * 100,
-        small_own_work_shows=max(t - x for t, x in zip(small_tile, small_share, strict=True)) >= SHOWN,
+        small_own_work_points=own_work * 100, small_own_work_shows=own_work >= SHOWN,
         large_copy_gib=add["large_copy"]["bytes_moved"] / 2 / 2**30, large_copy_gbps=add["large_copy"]["gbps"],
     )
 
