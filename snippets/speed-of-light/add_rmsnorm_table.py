@@ -1,12 +1,12 @@
 from kernelbook import page
-from kernelbook.chapters.speed_of_light import report as sol_report
+from kernelbook.chapters.speed_of_light import facts, report
 
 r = page.result("speed_of_light.add_rmsnorm")
 OTHERS = ["one_row", "compiled", "rms_norm", "liger"]
 
 
 def config(c: list) -> str:  # (rows per program, warps, h stored late, weight loaded first)
-    return f"{c[0]} × {c[1]}, {sol_report.row_order(c)}"
+    return f"{c[0]} × {c[1]}, {report.row_order(c)}"
 
 
 rows = []
@@ -14,16 +14,16 @@ for s in r.data["shapes"]:
     v = s["versions"]
     best = v["ours"]
     rows.append([
-        sol_report.shape_text(s), page.num(s["bytes"] / 2**20, 1), s["timing"],
+        facts.shape_text(s), page.num(s["bytes"] / 2**20, 1), s["timing"],
         page.num(v["copy"]["gbps"], 0),
-        f"{page.num(best['gbps'], 0)} ({sol_report.share_cell(best)})", config(s["best_config"]),
-        sol_report.share_cell(v["copy_tiled"]),
-        sol_report.share_cell(v["ours_heuristic"]),
-        *[sol_report.share_cell(v[o]) if o in v else "—" for o in OTHERS],
-        ("✓" if sol_report.met(s, r.experiment) else "✗") if sol_report.big(s) else "",
+        f"{page.num(best['gbps'], 0)} ({report.share_cell(best)})", config(s["best_config"]),
+        report.share_cell(v["copy_tiled"]),
+        report.share_cell(v["ours_heuristic"]),
+        *[report.share_cell(v[o]) if o in v else "—" for o in OTHERS],
+        report.goal_cell(facts.met(s, r.experiment)) if facts.big(s) else "",
     ])
 print(page.table(["rows × hidden", "MiB moved", "timed by", "copy GB/s", "best kernel GB/s (of copy)",
-                  "rows/program × warps, order", "copy, programs that size", "heuristic", *OTHERS, "goal"], rows,
-                 align="l" + "r" * 11 + "c",
-                 name="sol-add-rmsnorm"))
+                  "rows/program × warps, order", "copy, programs that size", "heuristic",
+                  *[facts.LABELS[o] for o in OTHERS], "goal"], rows,
+                 align="l" + "r" * 11 + "c", name="sol-add-rmsnorm"))
 print(page.provenance(r))

@@ -1,5 +1,5 @@
 from kernelbook import page
-from kernelbook.chapters.speed_of_light import report as sol_report
+from kernelbook.chapters.speed_of_light import facts, report
 
 r = page.result("speed_of_light.designs")
 DESIGNS = ["row_kernel", "persistent", "split_row", "warp_rows"]
@@ -10,7 +10,7 @@ def n(count: int, what: str) -> str:
 
 
 def config(design: str, c: list[int]) -> str:
-    return {"row_kernel": lambda: f"{n(c[0], 'row')} × {n(c[1], 'warp')}, {sol_report.row_order(c)}",
+    return {"row_kernel": lambda: f"{n(c[0], 'row')} × {n(c[1], 'warp')}, {report.row_order(c)}",
             "persistent": lambda: f"{n(c[0], 'row')} × {n(c[1], 'warp')}, {c[2]}/SM",
             "split_row": lambda: f"{c[0]} programs/row × {n(c[1], 'warp')}",
             "warp_rows": lambda: n(c[0], "warp")}[design]()
@@ -23,8 +23,8 @@ def cell(s: dict, design: str) -> str:
     return "fails" if "error" in v else f"{page.pct_down(v['share_of_copy'])} ({config(design, s['configs'][design])})"
 
 
-rows = [[sol_report.shape_text(s), page.num(s["versions"]["copy"]["gbps"], 0),
+rows = [[facts.shape_text(s), page.num(s["versions"]["copy"]["gbps"], 0),
          *[cell(s, d) for d in DESIGNS]] for s in r.data["shapes"]]
-print(page.table(["rows × hidden", "copy GB/s", *[f"{d} (of copy)" for d in DESIGNS]], rows, align="lrrrrr",
-                 name="sol-designs"))
+print(page.table(["rows × hidden", "copy GB/s", *[f"{facts.LABELS[d]} (of copy)" for d in DESIGNS]], rows,
+                 align="lrrrrr", name="sol-designs"))
 print(page.provenance(r))

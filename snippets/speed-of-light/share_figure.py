@@ -1,7 +1,7 @@
 from kernelbook import page
-from kernelbook.chapters.speed_of_light import report as sol_report
+from kernelbook.chapters.speed_of_light import report
 
 r = page.result("speed_of_light.add_rmsnorm")
-fig = sol_report.share_plot([s for s in r.data["shapes"] if not s["small"]])
-print(page.figure(fig, "Share of the same-bytes copy reached by each add+RMSNorm version, large shapes"))
+fig = report.share_plot([s for s in r.data["shapes"] if not s["small"]])
+print(page.figure(fig, "add + RMSNorm versions against the copy"))
 print(page.provenance(r))

@@ -1,20 +1,20 @@
 from kernelbook import page
-from kernelbook.chapters.speed_of_light import report as sol_report
+from kernelbook.chapters.speed_of_light import facts, report
 
 r = page.result("speed_of_light.swiglu")
 OTHERS = ["chapter", "compiled", "liger", "eager"]
-
 
 rows = []
 for s in r.data["shapes"]:
     v = s["versions"]
     best = v["ours"]
-    rows.append([sol_report.shape_text(s), page.num(s["bytes"] / 2**20, 1), s["timing"],
+    rows.append([facts.shape_text(s), page.num(s["bytes"] / 2**20, 1), s["timing"],
                  page.num(v["copy"]["gbps"], 0),
-                 f"{page.num(best['gbps'], 0)} ({sol_report.share_cell(best)})",
-                 sol_report.swiglu_config(s["best_config"]),
-                 *[sol_report.share_cell(v[o]) if o in v else "—" for o in OTHERS],
-                 ("✓" if sol_report.met(s, r.experiment) else "✗") if sol_report.big(s) else ""])
+                 f"{page.num(best['gbps'], 0)} ({report.share_cell(best)})",
+                 report.swiglu_config(s["best_config"]),
+                 *[report.share_cell(v[o]) if o in v else "—" for o in OTHERS],
+                 report.goal_cell(facts.met(s, r.experiment)) if facts.big(s) else ""])
 print(page.table(["rows × width", "MiB moved", "timed by", "copy GB/s", "best kernel GB/s (of copy)",
-                  "block × warps, divide", *OTHERS, "goal"], rows, align="l" + "r" * 9 + "c", name="sol-swiglu"))
+                  "block × warps, divide", *[facts.LABELS[o] for o in OTHERS], "goal"], rows,
+                 align="l" + "r" * 9 + "c", name="sol-swiglu"))
 print(page.provenance(r))

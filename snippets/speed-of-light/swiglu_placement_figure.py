@@ -1,0 +1,8 @@
+from kernelbook import page
+from kernelbook.chapters.speed_of_light import facts, report
+
+r = page.result("speed_of_light.swiglu")
+s = facts.probe(r.data)  # the probe shape, one dot per placement
+fig = report.placement_plot(s["placements"])
+print(page.figure(fig, f"SwiGLU, each placement at {facts.shape_text(s)}"))
+print(page.provenance(r))

@@ -1,0 +1,19 @@
+from kernelbook import page
+from kernelbook.chapters.speed_of_light import facts
+
+r = page.result("speed_of_light.designs")
+
+rows = []
+for s in r.data["shapes"]:
+    copy = s["versions"]["copy"]["ms"]
+    rounds = s["finalist_rounds"].get("warp_rows", {})  # the configurations timed in the rounds
+    picked = str(tuple(s["configs"].get("warp_rows", ())))
+    for c, k in s["warp_rows_kernels"].items():  # c: '(rows per program,)', one warp per row
+        warps = int(c.strip("(,)"))
+        share = page.pct_down(copy / rounds[c]["ms"]) if "ms" in rounds.get(c, {}) else "—"
+        rows.append([facts.shape_text(s), warps, k["registers"], page.num(k["local_bytes"], 0), k["barriers"],
+                     f"{share}{' (picked)' if c == picked else ''}"])
+print(page.table(["rows × hidden", "warps (rows) per program", "registers per thread",
+                  "local memory, B per thread", "bar.sync in PTX", "of copy, in the rounds"], rows,
+                 align="lrrrrr", name="sol-warp-rows"))
+print(page.provenance(r))

@@ -1,0 +1,439 @@
+"""The numbers and verdicts of docs/speed-of-light.md, from speed_of_light.add_rmsnorm, speed_of_light.swiglu and
+speed_of_light.designs on one machine, and the goal they are held to.
+
+The goal: at every shape that moves at least BIG_BYTES, our best kernel reaches GOAL_SHARE of the same-bytes copy
+and no rival is ahead of it. Who is ahead is read from the strongest evidence a shape has. Where it was timed on
+paired placements (every version once on each, speed_of_light.swiglu), ours minus a rival on the same buffers gives
+a bootstrap interval for the median difference: ours is ahead where it lies below zero, behind where it lies above,
+level where it straddles zero. Ahead and level both meet the goal; only behind misses it (issue 26: where ours and
+a rival both run at the copy's speed, the bytes leave a kernel little room to pull ahead of the other). Where a
+shape has no placements, the rounds decide, and ours must have a strictly lower median than each rival: a tie
+there is not ahead.
+
+No sentence is written here: the page's Markdown reads these fields and branches on the booleans and verdicts.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import statistics
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from kernelbook import page
+
+GOAL_SHARE = 0.98  # the issue's goal, not a measurement
+BIG_BYTES = 64 << 20  # a shape counts for the goal from this many bytes moved
+CONFIDENCE, RESAMPLES = 0.95, 4000  # the bootstrap interval of a paired median difference
+# an sm_90 SM's register file, 65,536 32-bit registers, handed to warps in units of 256 (the CUDA occupancy
+# calculator's figures for compute capability 9.0; architecture, not measurement)
+REGS_PER_SM, REG_UNIT = 65536, 256
+NEAR_COPY = 0.95  # the one-row kernel "comes close to the copy" at this share or more at every large shape
+TILE_MARGIN = 0.005  # the tile-sized copy "ahead of the kernel" by this share or more
+SHOWN = 0.005  # a difference of shares smaller than this (half a point) is not worth a clause
+RERUN_SHOWN = 0.001  # two runs of the row kernel "land apart" from a tenth of a point
+ADD, SWIGLU, DESIGNS = "speed_of_light.add_rmsnorm", "speed_of_light.swiglu", "speed_of_light.designs"
+OURS = "ours"  # the data key of our best configuration, in both goal experiments
+RIVALS = {ADD: ("compiled", "liger", "rms_norm"), SWIGLU: ("compiled", "liger")}
+OTHER_DESIGNS = ("persistent", "split_row", "warp_rows")
+LABELS = {  # display labels of the versions' data keys: the one table the tables, figures and fields use
+    "copy": "same-bytes copy",
+    "copy_tiled": "same-bytes copy, kernel-sized programs",
+    "ours": "ours (best configuration)",
+    "ours_heuristic": "ours (heuristic configuration)",
+    "one_row": "one-row Triton",
+    "chapter": "Triton (chapter's block)",
+    "compiled": "torch.compile",
+    "liger": "Liger-Kernel",
+    "rms_norm": "F.rms_norm",
+    "eager": "eager",
+    "row_kernel": "row kernel",
+    "persistent": "persistent",
+    "split_row": "split row",
+    "warp_rows": "warp per row",
+}
+Verdict = Literal["ahead", "level", "behind"]
+Swept = Literal["both", "ieee", "approx"]  # the divides that matched eager at every input, and so were swept
+
+
+# ---- the goal -----------------------------------------------------------------------------------------------------
+
+def shape_text(shape: dict[str, Any]) -> str:
+    """A stored shape as the pages write it: '8,192 × 4,096' (rows × width)."""
+    return f"{shape['rows']:,} × {shape['hidden']:,}"
+
+
+def big(shape: dict[str, Any]) -> bool:
+    return shape["bytes"] >= BIG_BYTES
+
+
+def paired(ours: list[float], rival: list[float]) -> dict[str, Any]:
+    """ours minus rival, placement by placement: the median difference (ms), its bootstrap interval at CONFIDENCE
+    (RESAMPLES resamples, seeded, so a page reads the same on every build), how many placements ours was faster on,
+    and the verdict: 'ahead' if the interval lies below zero, 'behind' if above, else 'level'."""
+    return dict(_paired(tuple(ours), tuple(rival)))
+
+
+@functools.lru_cache(maxsize=256)  # the page asks for the same pairs many times; each costs RESAMPLES medians
+def _paired(ours: tuple[float, ...], rival: tuple[float, ...]) -> dict[str, Any]:
+    d = [a - b for a, b in zip(ours, rival, strict=True)]
+    rng = random.Random(0)
+    meds = sorted(statistics.median(rng.choices(d, k=len(d))) for _ in range(RESAMPLES))
+    tail = int((1 - CONFIDENCE) / 2 * RESAMPLES)
+    low, high = meds[tail], meds[-1 - tail]
+    return {"median": statistics.median(d), "low": low, "high": high, "faster": sum(x < 0 for x in d), "n": len(d),
+            "verdict": "ahead" if high < 0 else "behind" if low > 0 else "level"}
+
+
+def against(shape: dict[str, Any], others: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """Ours against each of `others` on the shape's paired placements (empty where it has none)."""
+    ms = shape.get("placements", {})
+    return {o: paired(ms[OURS], ms[o]) for o in others if OURS in ms and o in ms}
+
+
+def standing(shape: dict[str, Any], experiment: str) -> dict[str, Verdict]:
+    """Ours against each rival that ran at this shape: over its paired placements where it has them, else in the
+    rounds, where only a strictly lower median is ahead and anything else counts as behind."""
+    if pairs := against(shape, RIVALS[experiment]):
+        return {o: p["verdict"] for o, p in pairs.items()}
+    v = shape["versions"]
+    return {o: "ahead" if v[OURS]["ms"] < v[o]["ms"] else "behind" for o in RIVALS[experiment]
+            if "ms" in v.get(o, {})}
+
+
+def behind(shape: dict[str, Any], experiment: str) -> list[str]:
+    """The rivals that keep ours from the goal at this shape: those it is behind. Level is not behind."""
+    return [o for o, verdict in standing(shape, experiment).items() if verdict == "behind"]
+
+
+def at_share(shape: dict[str, Any]) -> bool:
+    return shape["versions"][OURS]["share_of_copy"] >= GOAL_SHARE
+
+
+def met(shape: dict[str, Any], experiment: str) -> bool:
+    """The goal at one shape: large enough to count, at the share, and behind no rival."""
+    return big(shape) and at_share(shape) and not behind(shape, experiment)
+
+
+def probe(swiglu: dict[str, Any]) -> dict[str, Any]:
+    """The issue's probe shape of speed_of_light.swiglu: the one where the compiled kernel's registers were read."""
+    return next(s for s in swiglu["shapes"] if "registers" in s)
+
+
+def programs_per_sm(regs: int, warps: int, threads_per_sm: int) -> int:
+    """How many programs of `warps` warps, at `regs` registers per thread, one SM holds at once: the smaller of its
+    thread limit and its register file."""
+    per_warp = -(-regs * 32 // REG_UNIT) * REG_UNIT
+    return min(threads_per_sm // (32 * warps), REGS_PER_SM // (per_warp * warps))
+
+
+# ---- the page's facts ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AtShape:
+    """Some versions (display labels) at one shape: the rivals ours was level with there, say."""
+    shape: str
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Under:
+    """A large shape where ours stayed under the goal's share, and the KiB of each tensor one of its programs holds."""
+    shape: str
+    share: float
+    kib: int
+
+
+@dataclass(frozen=True)
+class Facts:
+    gpu: str
+    goal_share: float
+    big_mib: int
+    confidence: float
+    # how add + RMSNorm was timed
+    rounds: int
+    graph_calls: int
+    finalists: int
+    small_rows_low: int
+    small_rows_high: int
+    copy_round_spread: float  # the copy's widest range over its rounds at a large shape, over its fastest round
+    add_y_max_steps: int  # ours' normalised output, at most this many bf16 steps from eager (its check, every shape)
+    # add + RMSNorm against the copy and its rivals
+    add_rivals: tuple[str, ...]  # the rivals that ran
+    add_big: int  # shapes that count for the goal
+    add_share_low: float
+    add_share_high: float
+    add_at_share: int  # shapes at the goal's share
+    add_ahead: int  # shapes where ours is behind no rival
+    add_all_ahead: bool
+    add_not_ahead: tuple[AtShape, ...]  # the rivals ours was not ahead of, by shape
+    add_met: int
+    add_goal_met: bool  # at every shape that counts
+    one_row_low: float
+    one_row_high: float
+    one_row_gap_points: float  # the one-row kernel's widest distance from ours, in points of the copy
+    one_row_close: bool  # the one-row kernel at NEAR_COPY of the copy or more at every large shape
+    tile_low: float  # the copy cut into programs of the kernel's tile, large shapes
+    tile_high: float
+    tile_margin_points: float
+    tile_never_ahead: bool  # never TILE_MARGIN or more ahead of the kernel
+    tile_lead_points: float  # its largest lead over the kernel (points; below zero: it was behind everywhere)
+    tile_lead_shape: str
+    add_all_at_share: bool
+    add_under: tuple[Under, ...]
+    add_under_copy_kib: tuple[int, ...]  # the KiB of each tensor a program of the fastest copy held there
+    small_share_low: float  # decode-sized shapes
+    small_share_high: float
+    small_tile_low: float
+    small_tile_high: float
+    small_own_work_points: float  # the most the kernel lost beyond the tile-sized copy, in points
+    small_own_work_shows: bool
+    large_copy_gib: float
+    large_copy_gbps: float
+    # the other designs
+    designs_rounds: int
+    designs_finalists: int
+    designs_y_max_steps: int
+    design_low: dict[str, float]  # by data key: each design's lowest and highest share of the copy
+    design_high: dict[str, float]
+    row_kernel_spread: bool  # the lowest and highest share differ as the page writes them (rounded down, 0.1%)
+    persistent_spread: bool
+    split_row_spread: bool
+    warp_rows_spread: bool
+    designs_none_ahead: bool  # no other design ahead of the row kernel at any shape
+    designs_ahead: tuple[AtShape, ...]
+    rerun_shows: bool  # the row kernel's share here and in speed_of_light.add_rmsnorm differ by RERUN_SHOWN or more
+    rerun_shape: str  # where they differ most
+    rerun_points: float
+    rerun_higher: bool  # higher here than there
+    warp_not_run: bool  # some width where a row cannot fit in one warp's registers
+    warp_not_run_width: int
+    warp_elements_per_thread: int
+    warp_registers_for_x: int
+    warp_registers: int  # the most a thread can have
+    warp_fits: bool  # some width where no configuration spilled
+    warp_fit_width: int  # the fastest of those
+    warp_fit_share: float
+    warp_fit_row_share: float  # the row kernel's share there
+    warp_fit_behind: bool
+    warp_spills: bool  # some width where every configuration spilled
+    warp_spill_widths: tuple[int, ...]
+    warp_spill_share: float  # the best share among those
+    one_warp_barrier_free: bool  # no bar.sync in the one-warp program's PTX, at any width
+    multi_warp_barriers: bool  # bar.sync in every program of more warps
+    # SwiGLU
+    swiglu_rivals: tuple[str, ...]
+    divide_pairs: int
+    ieee_differ: int
+    approx_differ: int
+    divides_swept: Swept
+    approx_won: int  # large shapes whose best configuration used the approximate divide
+    swiglu_big: int
+    swiglu_share_low: float
+    swiglu_share_high: float
+    swiglu_kernels: int  # ours and the rivals that ran
+    swiglu_spread_points: float  # the widest distance between ours and its rivals at a large shape, in the rounds
+    swiglu_all_near_copy: bool  # ours and every rival at the goal's share or more, every large shape
+    placements_low: int
+    placements_high: int
+    placements_vary: bool
+    swiglu_ahead_shapes: tuple[str, ...]  # ahead of every rival
+    swiglu_any_ahead: bool
+    swiglu_level: tuple[AtShape, ...]
+    swiglu_any_level: bool
+    swiglu_behind: tuple[AtShape, ...]
+    swiglu_any_behind: bool
+    swiglu_at_share: int
+    swiglu_met: int
+    swiglu_goal_met: bool
+    inexact_shows: bool  # a rival ours was not ahead of does not give eager's output, where ours does
+    inexact_rival: str
+    inexact_level: bool  # ours level with that rival there (else behind it)
+    inexact_shape: str
+    inexact_share: float  # of the elements
+    inexact_steps: int
+    copy_ahead: int  # large shapes where ours is ahead of the copy, over the paired placements
+    copy_level: int
+    copy_behind: int
+    copy_behind_any: bool
+    copy_behind_us: float  # the largest median difference where ours is behind the copy
+    copy_behind_share: float  # ... over the copy's median time there
+    copy_ahead_ieee: int  # of the shapes ahead of the copy, those whose best configuration used the IEEE divide
+    beat_copy_any: bool
+    beat_copy_all_ieee: bool
+    probe_shape: str  # where the placement figure is drawn
+    probe_widest: str  # the version whose time moved most between placements there
+    probe_widest_us: float
+    probe_ours_us: float
+    probe_moves_more: bool  # ours' own range over placements exceeds its median difference from every rival
+    regs_ieee: int  # per thread, the chapter's launch
+    regs_approx: int
+    reg_warps: int
+    held_ieee: int  # programs per SM
+    held_approx: int
+    ieee_holds_fewer: bool
+
+
+def _share(shape: dict[str, Any], key: str) -> float | None:
+    return shape["versions"].get(key, {}).get("share_of_copy")
+
+
+def _written_apart(low: float, high: float) -> bool:
+    """Whether two shares read differently as the page writes them (rounded down to 0.1%)."""
+    return page.pct_down(low) != page.pct_down(high)
+
+
+def _group(shapes: list[dict[str, Any]], experiment: str, verdict: Verdict) -> tuple[AtShape, ...]:
+    return tuple(AtShape(shape_text(s), names) for s in shapes
+                 if (names := tuple(LABELS[o] for o, v in standing(s, experiment).items() if v == verdict)))
+
+
+def _add(add: dict[str, Any]) -> dict[str, Any]:
+    shapes = add["shapes"]
+    large = [s for s in shapes if big(s)]
+    small = [s for s in shapes if s["small"]]
+    share = [s["versions"][OURS]["share_of_copy"] for s in large]
+    one_row = [_share(s, "one_row") for s in large]
+    tile = [_share(s, "copy_tiled") for s in large]
+    lead, at = max(((t - b, s) for t, b, s in zip(tile, share, large, strict=True)), key=lambda p: p[0])
+    under = [s for s in large if not at_share(s)]
+    small_share = [s["versions"][OURS]["share_of_copy"] for s in small]
+    small_tile = [_share(s, "copy_tiled") for s in small]
+    own_work = max(t - x for t, x in zip(small_tile, small_share, strict=True))  # beyond the tile-sized copy
+    copies = [s["versions"]["copy"]["values"] for s in shapes if not s["small"]]
+    not_ahead = tuple(AtShape(shape_text(s), tuple(LABELS[o] for o in rivals)) for s in large
+                      if (rivals := behind(s, ADD)))
+    ours_y = [c["max_steps"] for s in shapes for k, c in s["check"].items() if k.startswith("y")]
+    n_met = sum(met(s, ADD) for s in large)
+    return dict(
+        rounds=add["rounds"], graph_calls=add["graph_calls"], finalists=add["finalists"],
+        small_rows_low=min(s["rows"] for s in small), small_rows_high=max(s["rows"] for s in small),
+        copy_round_spread=max((max(v) - min(v)) / min(v) for v in copies), add_y_max_steps=max(ours_y),
+        add_rivals=tuple(LABELS[o] for o in RIVALS[ADD] if any("ms" in s["versions"].get(o, {}) for s in shapes)),
+        add_big=len(large), add_share_low=min(share), add_share_high=max(share),
+        add_at_share=sum(at_share(s) for s in large), add_ahead=len(large) - len(not_ahead),
+        add_all_ahead=not not_ahead, add_not_ahead=not_ahead, add_met=n_met, add_goal_met=n_met == len(large),
+        one_row_low=min(one_row), one_row_high=max(one_row),
+        one_row_gap_points=max(abs(a - b) for a, b in zip(share, one_row, strict=True)) * 100,
+        one_row_close=min(one_row) >= NEAR_COPY,
+        tile_low=min(tile), tile_high=max(tile), tile_margin_points=TILE_MARGIN * 100,
+        tile_never_ahead=lead < TILE_MARGIN, tile_lead_points=lead * 100, tile_lead_shape=shape_text(at),
+        add_all_at_share=not under,
+        add_under=tuple(Under(shape_text(s), s["versions"][OURS]["share_of_copy"],
+                              s["best_config"][0] * s["hidden"] * 2 // 1024) for s in under),
+        add_under_copy_kib=tuple(sorted({s["copy_config"][0] * 2 // 1024 for s in under})),
+        small_share_low=min(small_share), small_share_high=max(small_share),
+        small_tile_low=min(small_tile), small_tile_high=max(small_tile),
+        small_own_work_points=own_work * 100, small_own_work_shows=own_work >= SHOWN,
+        large_copy_gib=add["large_copy"]["bytes_moved"] / 2 / 2**30, large_copy_gbps=add["large_copy"]["gbps"],
+    )
+
+
+def _designs(designs: dict[str, Any], add: dict[str, Any]) -> dict[str, Any]:
+    shapes = designs["shapes"]
+    low = {d: min(x for s in shapes if (x := _share(s, d)) is not None) for d in ("row_kernel", *OTHER_DESIGNS)}
+    high = {d: max(x for s in shapes if (x := _share(s, d)) is not None) for d in low}
+    ahead = tuple(AtShape(shape_text(s), names) for s in shapes
+                  if (names := tuple(LABELS[d] for d in OTHER_DESIGNS
+                                     if (x := _share(s, d)) is not None and x > _share(s, "row_kernel"))))
+    # the same row kernel at the same shapes in speed_of_light.add_rmsnorm, another process
+    main = {(s["rows"], s["hidden"]): s["versions"][OURS]["share_of_copy"] for s in add["shapes"]}
+    rerun, at = max(((_share(s, "row_kernel") - main[k], s) for s in shapes if (k := (s["rows"], s["hidden"])) in main),
+                    key=lambda d: abs(d[0]))
+    ran = [s for s in shapes if "warp_rows" in s["versions"]]
+    spilled = {s["hidden"]: [k["local_bytes"] for k in s["warp_rows_kernels"].values()] for s in ran}
+    fit = [s for s in ran if max(spilled[s["hidden"]]) == 0]
+    spill = [s for s in ran if min(spilled[s["hidden"]]) > 0]
+    best_fit = max(fit, key=lambda s: _share(s, "warp_rows"), default=None)
+    not_run = sorted((s for s in shapes if "warp_rows" in s["not_run"]), key=lambda s: s["hidden"])
+    why = not_run[0]["not_run"]["warp_rows"] if not_run else {}
+    barriers = [(c, k["barriers"]) for s in ran for c, k in s["warp_rows_kernels"].items()]
+    checks = [c["y"]["max_steps"] for s in shapes for c in s["check"].values()]
+    return dict(
+        designs_rounds=designs["rounds"], designs_finalists=designs["finalists"], designs_y_max_steps=max(checks),
+        design_low=low, design_high=high,
+        **{f"{d}_spread": _written_apart(low[d], high[d]) for d in low},
+        designs_none_ahead=not ahead, designs_ahead=ahead,
+        rerun_shows=abs(rerun) >= RERUN_SHOWN, rerun_shape=shape_text(at), rerun_points=abs(rerun) * 100,
+        rerun_higher=rerun > 0,
+        warp_not_run=bool(not_run), warp_not_run_width=not_run[0]["hidden"] if not_run else 0,
+        warp_elements_per_thread=why.get("elements_per_thread", 0), warp_registers_for_x=why.get("registers_for_x", 0),
+        warp_registers=why.get("registers", 0),
+        warp_fits=best_fit is not None, warp_fit_width=best_fit["hidden"] if best_fit else 0,
+        warp_fit_share=_share(best_fit, "warp_rows") if best_fit else 0.0,
+        warp_fit_row_share=_share(best_fit, "row_kernel") if best_fit else 0.0,
+        warp_fit_behind=bool(best_fit) and _share(best_fit, "warp_rows") < _share(best_fit, "row_kernel"),
+        warp_spills=bool(spill), warp_spill_widths=tuple(s["hidden"] for s in spill),
+        warp_spill_share=max((_share(s, "warp_rows") for s in spill), default=0.0),
+        one_warp_barrier_free=all(n == 0 for c, n in barriers if c == "(1,)"),
+        multi_warp_barriers=all(n > 0 for c, n in barriers if c != "(1,)"),
+    )
+
+
+def _swiglu(sw: dict[str, Any]) -> dict[str, Any]:
+    shapes = [s for s in sw["shapes"] if big(s)]
+    rivals = [o for o in RIVALS[SWIGLU] if any("ms" in s["versions"].get(o, {}) for s in sw["shapes"])]
+    miss = sw["mismatches"]
+    swept = [name for name in ("ieee", "approx") if miss[name]["differ"] == 0]
+    shares = [[_share(s, k) for k in (OURS, *rivals) if _share(s, k) is not None] for s in shapes]
+    counts = [len(ms) for s in shapes for ms in s.get("placements", {}).values()]
+    level, behind_ = _group(shapes, SWIGLU, "level"), _group(shapes, SWIGLU, "behind")
+    ahead = tuple(shape_text(s) for s in shapes if set(standing(s, SWIGLU).values()) == {"ahead"})
+    n_met = sum(met(s, SWIGLU) for s in shapes)
+    inexact = [(o, s) for s in shapes for o, v in standing(s, SWIGLU).items()
+               if v != "ahead" and all(c["bit_identical"] for k, c in s["check"].items() if k in ("triton", "ieee",
+                                                                                                   "approx"))
+               and o in s["check"] and not s["check"][o]["bit_identical"]]
+    rival, at = inexact[0] if inexact else (None, None)
+    vs_copy = {shape_text(s): (p, s) for s in shapes if (p := against(s, ("copy",)).get("copy"))}
+    over = [s for p, s in vs_copy.values() if p["verdict"] == "ahead"]
+    under = [(p, s) for p, s in vs_copy.values() if p["verdict"] == "behind"]
+    worst = max(under, key=lambda u: u[0]["median"], default=None)
+    at_probe = probe(sw)
+    moved = {k: max(v) - min(v) for k, v in at_probe["placements"].items()}
+    widest = max(moved, key=moved.get)
+    reg = at_probe["registers"]
+    held = {d: programs_per_sm(n, reg["warps"], reg["threads_per_sm"]) for d, n in reg["per_thread"].items()}
+    return dict(
+        swiglu_rivals=tuple(LABELS[o] for o in rivals),
+        divide_pairs=miss["ieee"]["pairs"], ieee_differ=miss["ieee"]["differ"], approx_differ=miss["approx"]["differ"],
+        divides_swept="both" if len(swept) == 2 else swept[0], approx_won=sum(not s["best_config"][2] for s in shapes),
+        swiglu_big=len(shapes),
+        swiglu_share_low=min(s["versions"][OURS]["share_of_copy"] for s in shapes),
+        swiglu_share_high=max(s["versions"][OURS]["share_of_copy"] for s in shapes),
+        swiglu_kernels=1 + len(rivals), swiglu_spread_points=max(max(x) - min(x) for x in shares) * 100,
+        swiglu_all_near_copy=all(min(x) >= GOAL_SHARE for x in shares),
+        placements_low=min(counts), placements_high=max(counts), placements_vary=min(counts) != max(counts),
+        swiglu_ahead_shapes=ahead, swiglu_any_ahead=bool(ahead), swiglu_level=level, swiglu_any_level=bool(level),
+        swiglu_behind=behind_, swiglu_any_behind=bool(behind_),
+        swiglu_at_share=sum(at_share(s) for s in shapes), swiglu_met=n_met, swiglu_goal_met=n_met == len(shapes),
+        inexact_shows=bool(inexact), inexact_rival=LABELS[rival] if rival else "",
+        inexact_level=bool(at) and standing(at, SWIGLU)[rival] == "level",
+        inexact_shape=shape_text(at) if at else "",
+        inexact_share=at["check"][rival]["differ"] / at["check"][rival]["elements"] if at else 0.0,
+        inexact_steps=at["check"][rival]["max_steps"] if at else 0,
+        copy_ahead=len(over), copy_level=sum(p["verdict"] == "level" for p, _ in vs_copy.values()),
+        copy_behind=len(under), copy_behind_any=bool(under),
+        copy_behind_us=worst[0]["median"] * 1e3 if worst else 0.0,
+        copy_behind_share=worst[0]["median"] / statistics.median(worst[1]["placements"]["copy"]) if worst else 0.0,
+        copy_ahead_ieee=sum(s["best_config"][2] for s in over), beat_copy_any=bool(over),
+        beat_copy_all_ieee=bool(over) and all(s["best_config"][2] for s in over),
+        probe_shape=shape_text(at_probe), probe_widest=LABELS[widest], probe_widest_us=moved[widest] * 1e3,
+        probe_ours_us=moved[OURS] * 1e3,
+        probe_moves_more=moved[OURS] > max(abs(p["median"]) for p in against(at_probe, tuple(rivals)).values()),
+        regs_ieee=reg["per_thread"]["ieee"], regs_approx=reg["per_thread"]["approx"], reg_warps=reg["warps"],
+        held_ieee=held["ieee"], held_approx=held["approx"], ieee_holds_fewer=held["ieee"] < held["approx"],
+    )
+
+
+def from_data(add: dict[str, Any], swiglu: dict[str, Any], designs: dict[str, Any], gpu: str) -> Facts:
+    return Facts(gpu=gpu, goal_share=GOAL_SHARE, big_mib=BIG_BYTES >> 20, confidence=CONFIDENCE,
+                 **_add(add), **_designs(designs, add), **_swiglu(swiglu))
+
+
+def facts(machine: str | None = None) -> Facts:
+    r = page.result(ADD, machine)
+    return from_data(r.data, page.result(SWIGLU, machine).data, page.result(DESIGNS, machine).data,
+                     page.machine_label(r))
+

@@ -1,0 +1,323 @@
+"""The speed-of-light facts: the goal and its verdicts, the fixture results read through them, and each verdict the
+page branches on driven both ways by the data."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from kernelbook import page
+from kernelbook.chapters.speed_of_light import facts as F
+from kernelbook.chapters.speed_of_light.facts import AtShape
+
+ADD, SWIGLU = F.ADD, F.SWIGLU
+
+
+@pytest.fixture
+def data(fixture_results):
+    load = lambda name: copy.deepcopy(page.result(name).data)  # noqa: E731
+    return {"add": load(ADD), "swiglu": load(SWIGLU), "designs": load(F.DESIGNS), "gpu": "H200"}
+
+
+def _at(d: dict, rows: int, hidden: int) -> dict:
+    """The stored shape (rows, hidden) of a result's data, to edit in place."""
+    return next(s for s in d["shapes"] if (s["rows"], s["hidden"]) == (rows, hidden))
+
+
+def _big(d: dict) -> list[dict]:
+    return [s for s in d["shapes"] if F.big(s)]
+
+
+# ---- the goal, on made-up shapes ----------------------------------------------------------------------------------
+
+def _shape(share: float, ours_ms: float, rivals_ms: dict[str, float], nbytes: int = 256 << 20) -> dict:
+    versions = {"ours": {"ms": ours_ms, "share_of_copy": share},
+                **{o: {"ms": ms} for o, ms in rivals_ms.items()}, "liger": {"error": "not installed"}}
+    return {"bytes": nbytes, "versions": versions}
+
+
+def test_without_placements_the_goal_needs_the_share_and_a_strictly_lower_median():
+    assert F.met(_shape(0.98, 1.0, {"compiled": 1.1, "rms_norm": 2.0}), ADD)
+    assert not F.met(_shape(0.97999, 1.0, {"compiled": 1.1}), ADD)
+    tie = _shape(0.99, 1.0, {"compiled": 1.0, "rms_norm": 2.0})  # a tie in the rounds is not ahead
+    assert F.standing(tie, ADD) == {"compiled": "behind", "rms_norm": "ahead"}
+    assert F.behind(tie, ADD) == ["compiled"] and not F.met(tie, ADD)
+
+
+def test_a_rival_that_failed_to_run_is_not_counted_and_small_shapes_never_meet():
+    ok = _shape(0.99, 1.0, {"compiled": 1.1})
+    assert F.behind(ok, ADD) == [] and F.met(ok, ADD)
+    assert not F.met(_shape(0.99, 1.0, {"compiled": 1.1}, nbytes=1 << 20), ADD)
+
+
+def test_paired_reads_ahead_level_and_behind_from_the_interval_of_the_median_difference():
+    base = [1.00, 1.02, 0.99, 1.05, 1.01, 0.98, 1.03, 1.00]
+    ahead = F.paired([t - 0.01 for t in base], base)
+    assert ahead["verdict"] == "ahead" and ahead["faster"] == 8 and ahead["n"] == 8
+    assert abs(ahead["median"] + 0.01) < 1e-12 and ahead["high"] < 0
+    noisy = [t + d for t, d in zip(base, (-0.02, 0.03, -0.01, 0.02, -0.03, 0.01, 0.02, -0.02), strict=True)]
+    level = F.paired(noisy, base)
+    assert level["verdict"] == "level" and level["low"] < 0 < level["high"] and level["faster"] == 4
+    assert F.paired(base, [t - 0.01 for t in base])["verdict"] == "behind"
+    assert F.paired(noisy, base) == level  # seeded: a page reads the same on every build
+
+
+def _placed(compiled_by: float, liger_by: list[float]) -> dict:
+    """A large shape at 100% of the copy, slower than both rivals in the rounds, with paired placements: ours minus
+    torch.compile is compiled_by on every placement, ours minus Liger-Kernel follows liger_by."""
+    ours = [1.0, 1.1, 0.9, 1.0, 1.2]
+    return {"bytes": 256 << 20, "versions": {"ours": {"ms": 2.0, "share_of_copy": 1.0},
+                                             "compiled": {"ms": 1.0}, "liger": {"ms": 1.0}},
+            "placements": {"ours": ours, "compiled": [t - compiled_by for t in ours],
+                           "liger": [t - d for t, d in zip(ours, liger_by, strict=True)]}}
+
+
+def test_with_placements_ahead_and_level_meet_the_goal_and_only_behind_misses_it():
+    """Issue 26: level with every rival at the goal's share meets the goal; the rounds are not asked."""
+    shape = _placed(-0.1, [-0.1, 0.1, -0.05, 0.05, 0.0])  # ahead of torch.compile, level with Liger-Kernel
+    assert F.standing(shape, SWIGLU) == {"compiled": "ahead", "liger": "level"}
+    assert F.behind(shape, SWIGLU) == [] and F.met(shape, SWIGLU)
+    level = _placed(0.0, [-0.1, 0.1, -0.05, 0.05, 0.0])  # level with both
+    assert set(F.standing(level, SWIGLU).values()) == {"level"} and F.met(level, SWIGLU)
+    behind = _placed(0.1, [-0.1, 0.1, -0.05, 0.05, 0.0])  # torch.compile ahead of ours on every placement
+    assert F.standing(behind, SWIGLU)["compiled"] == "behind"
+    assert F.behind(behind, SWIGLU) == ["compiled"] and not F.met(behind, SWIGLU)
+    shape["versions"]["ours"]["share_of_copy"] = 0.97  # level or ahead, but under the share
+    assert not F.met(shape, SWIGLU)
+    del level["placements"]  # without placements the rounds decide: ours is slower there
+    assert F.behind(level, SWIGLU) == ["compiled", "liger"] and F.against(level, ("compiled",)) == {}
+
+
+def test_programs_per_sm_is_the_smaller_of_the_thread_and_register_limits():
+    # 4-warp programs on an SM of 2,048 threads: 16 by threads; registers go to warps in units of 256
+    assert F.programs_per_sm(28, 4, 2048) == 16  # 1,024 per warp: the threads bind
+    assert F.programs_per_sm(40, 4, 2048) == 12  # 1,280 per warp, 5,120 per program
+    assert F.programs_per_sm(43, 4, 2048) == 10  # 1,376 rounds up to 1,536 per warp
+    assert F.programs_per_sm(43, 8, 2048) == 5
+
+
+def test_a_shape_reads_rows_by_width_with_thousands_separated():
+    assert F.shape_text({"rows": 32768, "hidden": 8960}) == "32,768 × 8,960"
+    assert F.shape_text({"rows": 1, "hidden": 1536}) == "1 × 1,536"
+
+
+# ---- the fixture, read through the facts --------------------------------------------------------------------------
+
+def test_the_fixture_reads_as_stored(data):
+    f = F.from_data(**data)
+    shares = [s["versions"]["ours"]["share_of_copy"] for s in _big(data["add"])]
+    assert (f.add_big, f.add_share_low, f.add_share_high) == (8, min(shares), max(shares))
+    assert f.add_rivals == ("torch.compile", "Liger-Kernel", "F.rms_norm") and f.big_mib == 64
+    assert f.add_goal_met and f.add_met == 8 and f.add_y_max_steps == 2
+    assert (f.small_rows_low, f.small_rows_high, f.rounds, f.finalists) == (1, 64, 5, 5)
+    assert f.swiglu_ahead_shapes == ("32,768 × 4,096", "32,768 × 8,960")
+    assert f.swiglu_level == (AtShape("8,192 × 4,096", ("torch.compile", "Liger-Kernel")),
+                              AtShape("8,192 × 8,960", ("torch.compile",)))
+    assert f.swiglu_met == 4 and f.swiglu_goal_met  # level at the 8,192-row shapes meets the goal (issue 26)
+    assert (f.regs_ieee, f.regs_approx, f.held_ieee, f.held_approx) == (34, 29, 12, 16)
+    assert (f.warp_not_run_width, f.warp_elements_per_thread, f.warp_registers_for_x, f.warp_registers) == (
+        16384, 512, 256, 255)
+    assert f.warp_spill_widths == (8192,) and f.warp_fit_width == 4096
+    assert (f.copy_ahead, f.copy_level, f.copy_behind) == (2, 1, 1) and f.copy_ahead_ieee == 2
+    assert f.inexact_rival == "torch.compile" and f.inexact_shape == "8,192 × 4,096" and f.inexact_steps == 1
+    assert F.facts().gpu == "H200"
+
+
+# ---- add + RMSNorm: each verdict both ways -------------------------------------------------------------------------
+
+def test_a_rival_tied_in_the_rounds_keeps_the_goal_from_being_met(data):
+    f = F.from_data(**data)
+    assert f.add_all_ahead and f.add_goal_met and f.add_not_ahead == ()
+    s = _at(data["add"], 8192, 1536)
+    s["versions"]["liger"]["ms"] = s["versions"]["ours"]["ms"]  # a tie is not ahead
+    f = F.from_data(**data)
+    assert not f.add_all_ahead and not f.add_goal_met and (f.add_ahead, f.add_met) == (7, 7)
+    assert f.add_not_ahead == (AtShape("8,192 × 1,536", ("Liger-Kernel",)),)
+
+
+def test_a_shape_under_the_share_is_named_with_its_program_size(data):
+    assert F.from_data(**data).add_all_at_share
+    s = _at(data["add"], 8192, 16384)
+    s["versions"]["ours"]["share_of_copy"] = 0.9789
+    f = F.from_data(**data)
+    assert not f.add_all_at_share and not f.add_goal_met and f.add_at_share == 7
+    assert f.add_under == (F.Under("8,192 × 16,384", 0.9789, s["best_config"][0] * 16384 * 2 // 1024),)
+    assert f.add_under_copy_kib == (s["copy_config"][0] * 2 // 1024,)
+
+
+def test_the_tile_sized_copy_ahead_of_the_kernel_says_so(data):
+    assert F.from_data(**data).tile_never_ahead
+    s = _at(data["add"], 32768, 8192)
+    s["versions"]["copy_tiled"]["share_of_copy"] = s["versions"]["ours"]["share_of_copy"] + 0.01
+    f = F.from_data(**data)
+    assert not f.tile_never_ahead and f.tile_lead_shape == "32,768 × 8,192"
+    assert f.tile_lead_points == pytest.approx(1.0)
+
+
+def test_the_one_row_kernel_is_close_to_the_copy_only_at_every_large_shape(data):
+    assert F.from_data(**data).one_row_close
+    _at(data["add"], 32768, 16384)["versions"]["one_row"]["share_of_copy"] = F.NEAR_COPY - 0.01
+    f = F.from_data(**data)
+    assert not f.one_row_close and f.one_row_low == F.NEAR_COPY - 0.01
+
+
+def test_the_kernels_own_work_at_small_shapes_shows_only_past_half_a_point(data):
+    f = F.from_data(**data)
+    assert f.small_own_work_shows and f.small_own_work_points > 0.5
+    for s in data["add"]["shapes"]:
+        if s["small"]:
+            s["versions"]["copy_tiled"]["share_of_copy"] = s["versions"]["ours"]["share_of_copy"] + 0.004
+    f = F.from_data(**data)
+    assert not f.small_own_work_shows and f.small_own_work_points == pytest.approx(0.4)
+
+
+# ---- the other designs ---------------------------------------------------------------------------------------------
+
+def test_a_design_ahead_of_the_row_kernel_is_named(data):
+    assert F.from_data(**data).designs_none_ahead
+    s = _at(data["designs"], 8192, 8192)
+    s["versions"]["split_row"]["share_of_copy"] = s["versions"]["row_kernel"]["share_of_copy"] + 0.01
+    f = F.from_data(**data)
+    assert not f.designs_none_ahead and f.designs_ahead == (AtShape("8,192 × 8,192", ("split row",)),)
+
+
+def test_a_span_of_shares_is_a_range_only_when_they_read_apart(data):
+    assert F.from_data(**data).row_kernel_spread
+    for s, x in zip(data["designs"]["shapes"], (0.9851, 0.9855, 0.9859), strict=True):  # all written 98.5%
+        s["versions"]["row_kernel"]["share_of_copy"] = x
+    f = F.from_data(**data)
+    assert not f.row_kernel_spread and f.persistent_spread and f.design_low["row_kernel"] == 0.9851
+    for s in data["designs"]["shapes"]:
+        s["versions"]["persistent"]["share_of_copy"] = 0.95
+    assert not F.from_data(**data).persistent_spread
+
+
+def test_the_row_kernels_two_runs_are_compared_only_when_they_differ(data):
+    f = F.from_data(**data)
+    assert f.rerun_shows and f.rerun_higher and f.rerun_shape == "8,192 × 8,192"
+    main = {(s["rows"], s["hidden"]): s["versions"]["ours"]["share_of_copy"] for s in data["add"]["shapes"]}
+    for s in data["designs"]["shapes"]:
+        s["versions"]["row_kernel"]["share_of_copy"] = main[(s["rows"], s["hidden"])] - 0.002
+    f = F.from_data(**data)
+    assert f.rerun_shows and not f.rerun_higher and f.rerun_points == pytest.approx(0.2)
+    for s in data["designs"]["shapes"]:
+        s["versions"]["row_kernel"]["share_of_copy"] = main[(s["rows"], s["hidden"])]
+    assert not F.from_data(**data).rerun_shows
+
+
+def test_the_warp_per_row_verdicts_follow_its_kernels(data):
+    f = F.from_data(**data)
+    assert f.warp_not_run and f.warp_fits and f.warp_fit_behind and f.warp_spills
+    assert f.one_warp_barrier_free and f.multi_warp_barriers
+    wide, narrow = _at(data["designs"], 8192, 8192), _at(data["designs"], 8192, 4096)
+    narrow["versions"]["warp_rows"]["share_of_copy"] = narrow["versions"]["row_kernel"]["share_of_copy"] + 0.001
+    for k in wide["warp_rows_kernels"].values():
+        k["local_bytes"] = 0  # nothing spills at 8,192 either
+    for c, k in narrow["warp_rows_kernels"].items():
+        k["barriers"] = 1 if c == "(1,)" else 0
+    for s in data["designs"]["shapes"]:
+        s["not_run"] = {}
+    f = F.from_data(**data)
+    assert not f.warp_not_run and not f.warp_spills and not f.warp_fit_behind
+    assert not f.one_warp_barrier_free and not f.multi_warp_barriers
+    for s in (wide, narrow):
+        for k in s["warp_rows_kernels"].values():
+            k["local_bytes"] = 64
+    f = F.from_data(**data)
+    assert not f.warp_fits and f.warp_spills and f.warp_spill_widths == (4096, 8192)
+
+
+# ---- SwiGLU --------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ieee, approx, swept", [(0, 0, "both"), (0, 3000, "ieee"), (12, 0, "approx")])
+def test_the_divides_swept_are_those_that_matched_eager_everywhere(data, ieee, approx, swept):
+    data["swiglu"]["mismatches"]["ieee"]["differ"] = ieee
+    data["swiglu"]["mismatches"]["approx"]["differ"] = approx
+    f = F.from_data(**data)
+    assert f.divides_swept == swept and (f.ieee_differ, f.approx_differ) == (ieee, approx)
+
+
+def test_every_version_at_the_copys_speed_needs_every_rival_at_the_goals_share(data):
+    assert F.from_data(**data).swiglu_all_near_copy
+    _at(data["swiglu"], 8192, 4096)["versions"]["liger"]["share_of_copy"] = 0.97
+    f = F.from_data(**data)
+    assert not f.swiglu_all_near_copy and f.swiglu_spread_points > 3
+
+
+def test_the_placement_count_is_a_range_only_where_it_varies(data):
+    assert not F.from_data(**data).placements_vary
+    ms = _at(data["swiglu"], 32768, 4096)["placements"]
+    for k in ms:
+        ms[k] = ms[k][:10]
+    f = F.from_data(**data)
+    assert f.placements_vary and (f.placements_low, f.placements_high) == (10, 20)
+
+
+def _ours_from(d: dict, rows: int, hidden: int, by_ms: float, *of: str) -> None:
+    """Ours at one shape set, on every placement, to the fastest of `of` there plus by_ms (< 0: ours ahead)."""
+    ms = _at(d, rows, hidden)["placements"]
+    ms["ours"] = [min(t) + by_ms for t in zip(*(ms[o] for o in of), strict=True)]
+
+
+def test_the_swiglu_goal_follows_the_placements_both_ways(data):
+    f = F.from_data(**data)
+    assert f.swiglu_any_ahead and f.swiglu_any_level and not f.swiglu_any_behind and f.swiglu_goal_met
+    for s in _big(data["swiglu"]):  # ours ahead of both everywhere: nothing level
+        _ours_from(data["swiglu"], s["rows"], s["hidden"], -1e-4, "compiled", "liger")
+    f = F.from_data(**data)
+    assert not f.swiglu_any_level and len(f.swiglu_ahead_shapes) == 4 and f.swiglu_met == 4
+    _ours_from(data["swiglu"], 32768, 4096, 5e-4, "compiled")  # torch.compile ahead of ours on every placement
+    f = F.from_data(**data)
+    assert f.swiglu_any_behind and not f.swiglu_goal_met and f.swiglu_met == 3
+    assert f.swiglu_behind[0].shape == "32,768 × 4,096" and "torch.compile" in f.swiglu_behind[0].names
+    for s in _big(data["swiglu"]):
+        _ours_from(data["swiglu"], s["rows"], s["hidden"], 5e-4, "compiled", "liger")
+    f = F.from_data(**data)
+    assert not f.swiglu_any_ahead and f.swiglu_met == 0
+
+
+def test_an_inexact_rival_is_named_only_where_ours_was_not_ahead_of_it(data):
+    f = F.from_data(**data)
+    assert f.inexact_shows and f.inexact_level
+    _ours_from(data["swiglu"], 8192, 4096, 5e-4, "compiled")  # torch.compile now ahead of ours there
+    f = F.from_data(**data)
+    assert f.inexact_shows and not f.inexact_level and f.inexact_shape == "8,192 × 4,096"
+    for s in _big(data["swiglu"]):
+        _ours_from(data["swiglu"], s["rows"], s["hidden"], -1e-4, "compiled", "liger")
+    assert not F.from_data(**data).inexact_shows  # still inexact, but behind ours everywhere
+
+
+def test_an_exact_rival_is_not_named(data):
+    for s in data["swiglu"]["shapes"]:
+        s["check"]["compiled"].update(bit_identical=True, differ=0, max_steps=0)
+    f = F.from_data(**data)
+    assert not f.inexact_shows and f.swiglu_any_level
+
+
+def test_ours_against_the_copy_reads_the_placements(data):
+    f = F.from_data(**data)
+    assert f.copy_behind_any and f.beat_copy_any and f.beat_copy_all_ieee
+    for s in _big(data["swiglu"]):  # ours ahead of the copy everywhere, with either divide
+        _ours_from(data["swiglu"], s["rows"], s["hidden"], -1e-4, "copy")
+    f = F.from_data(**data)
+    assert not f.copy_behind_any and f.copy_ahead == 4 and f.copy_ahead_ieee == 2 and not f.beat_copy_all_ieee
+    for s in _big(data["swiglu"]):
+        _ours_from(data["swiglu"], s["rows"], s["hidden"], 1e-3, "copy")
+    f = F.from_data(**data)
+    assert not f.beat_copy_any and f.copy_behind == 4 and f.copy_behind_us == pytest.approx(1.0)
+
+
+def test_the_probe_compares_how_far_placements_move_a_time_with_the_differences(data):
+    assert F.from_data(**data).probe_moves_more
+    ms = F.probe(data["swiglu"])["placements"]
+    ms["ours"] = [min(ms["compiled"]) - 1e-3] * len(ms["ours"])  # one time on every placement, 1 us ahead
+    f = F.from_data(**data)
+    assert not f.probe_moves_more and f.probe_ours_us == 0
+
+
+def test_fewer_programs_per_sm_with_the_ieee_divide_only_where_its_registers_cost_them(data):
+    assert F.from_data(**data).ieee_holds_fewer
+    F.probe(data["swiglu"])["registers"]["per_thread"]["ieee"] = 29
+    f = F.from_data(**data)
+    assert not f.ieee_holds_fewer and f.held_ieee == f.held_approx == 16
