@@ -263,7 +263,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
     lab = d["labels"]
     lap = laptop_six["variants"]
     dyn, st, g = s["eager_dynamic"], s["eager_static"], s["cuda_graph"]
-    cd, ro, ma = (s[n] for n in COMPILED)
+    cd, ro = s["compile_default"], s["compile_reduce_overhead"]
     best = report.best_valid(d)
     b = best or {}
     tf = d["teacher_forced"]
@@ -288,8 +288,8 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
     _, both_n = report.rounds_faster(d, "eager_static", "eager_dynamic")
     widest = max(s.values(), key=lambda x: x["spread"])
     after = {n: a for n in d["names"] if (a := report.after_profiler(d, n))}
-    worst_after = max(after.values(), key=lambda a: a["added_host_us"]) if after else None
     worst_after_name = max(after, key=lambda n: after[n]["added_host_us"]) if after else None
+    worst_after = after[worst_after_name] if after else None
     # timeline
     tl_st, tl_g = d["timelines"]["eager_static"], d["timelines"]["cuda_graph"]
     tl_graph_gaps = sum(report.gaps_between(tl_g["kernels"])) / 1e3
