@@ -12,6 +12,7 @@ for n in d["names"]:
     ])
 print(page.table(["variant", "max relative error", "bit-identical", "top-1 agreement", "must match", "check"],
                  rows, align="lrcrll"))
+errors = d.get("build_errors") or {}
+if errors:
+    print(page.table(["variant", "build error"], [[n, f"`{e[:300]}`"] for n, e in errors.items()]))
 print(page.provenance(r))
-for name, err in d.get("build_errors", {}).items():
-    print(f"\n**{name} could not be built, so it has no row**: `{err[:300]}`\n")

@@ -28,11 +28,4 @@ for n, s in report.summaries(d).items():
 print(page.table(
     ["variant", "step ms", "spread", "kernels / step", "GPU busy ms", "GPU idle", "host ms / step", "tokens/s",
      "of floor", "laptop step ms (article)", "laptop kernels (article)"], rows))
-print(
-    f"Medians of {d['rounds_n']} interleaved rounds; each round times {d['timed_steps']} steps "
-    f"({d['timer']}). Kernels and GPU busy time: {d['profile_calls']} steps profiled after the last round. "
-    "Spread: half the range of the round medians. "
-    f"Floor: {page.num(d['weight_bytes'] / 1e9, 3)} GB of weights at {page.num(d['copy']['gbps'], 0)} GB/s = "
-    f"{page.num(d['floor_ms'], 3)} ms. Host ms: time until the step call returns, launches included."
-)
 print(page.provenance(r))

@@ -26,12 +26,7 @@ for ax, (name, t) in zip(axes[:, 0], panels, strict=True):
                  fontsize=8.5, loc="left")
     ax.grid(True, axis="x", alpha=0.3)
 axes[-1, 0].set_xlim(0, end * 1.02)
-axes[-1, 0].set_xlabel("ms from the start of the step on the host (under the profiler)")
+axes[-1, 0].set_xlabel("ms from the step's start, profiled")
 fig.tight_layout()
-print(page.figure(fig, "One profiled decode step: host launch calls above GPU kernels, eager StaticCache against "
-                       "the CUDA graph replay"))
+print(page.figure(fig, "One profiled step: eager against replayed"))
 print(page.provenance(r))
-st = report.variant_summary(d, "eager_static")
-print(f"Under the profiler, the eager StaticCache step's host call took "
-      f"{page.num(d['profiles']['eager_static']['cpu_us_profiled'] / 1e3, 2)} ms; timed without it, the host returned "
-      f"after {page.num(st['host_ms'], 2)} ms.")

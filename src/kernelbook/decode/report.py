@@ -45,6 +45,13 @@ def variant_summary(data: dict[str, Any], name: str) -> dict[str, Any]:
     }
 
 
+def rounds_faster(data: dict[str, Any], a: str, b: str) -> tuple[int, int]:
+    """(rounds in which variant a's step was faster than b's, rounds that timed both): a comparison of medians
+    read round by round, so that one slow round cannot decide it alone."""
+    both = [r["variants"] for r in data["rounds"] if a in r["variants"] and b in r["variants"]]
+    return sum(v[a]["step_ms"] < v[b]["step_ms"] for v in both), len(both)
+
+
 def after_profiler(data: dict[str, Any], name: str) -> dict[str, float] | None:
     """The variant timed once more after the profiles, against the median of the rounds before them: ms per step
     and the host's µs per step, each with what it added. None if the result has no such round."""

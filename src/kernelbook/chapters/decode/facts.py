@@ -1,0 +1,420 @@
+"""The numbers and verdicts of docs/decode.md, from decode.six_ways, decode.constraints and decode.compile_warm on
+one machine (with machine.ceilings' launch cost), and the article's RTX 4060 Laptop figures beside them.
+
+No sentence is written here: the page's Markdown reads these fields (`{{ f.best_ms | num(2) }}`) and branches on
+the booleans and verdicts (`{% if f.static_vs_dynamic == "slower" %}`). A verdict between two variants is read from
+the timing rounds: the median decides the direction only if most rounds agree with it (report.rounds_faster).
+Variant labels are stored with each result (`labels`, written from decode/variants.py), so the page uses those.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from kernelbook import page
+from kernelbook.decode import report
+
+LAPTOP = report.LAPTOP
+GPU_BOUND_IDLE = 0.2  # a step "runs at the GPU's pace" when its GPU is idle for less than this share of it
+FOLLOWS_BANDWIDTH = 0.7  # the best step's gain over the laptop "tracks the bandwidth" at this share of the ratio
+COMPILED = ("compile_default", "compile_reduce_overhead", "compile_max_autotune")
+Versus = Literal["slower", "faster", "mixed"]  # a against b: median and most rounds agree, or they do not
+Range = Literal["below", "inside", "above"]
+ItemOutcome = Literal["raised", "silent", "no_report"]
+
+
+@dataclass(frozen=True)
+class Facts:
+    gpu: str
+    transformers: str  # the version the H200 ran
+    # the model
+    layers: int
+    hidden: int
+    mlp: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    rope_theta: float
+    tied: bool
+    init_std: float
+    params_b: float  # billions of parameters
+    weight_gb: float
+    laptop_weight_gb: float
+    weight_as_article: bool  # the same GB of weights as the real checkpoint the article decoded
+    # the harness and the method
+    prompt_len: int
+    cache_slots: int
+    n_variants: int
+    n_static: int  # variants decoding into the shared StaticCache
+    check_steps: int
+    rounds_n: int
+    timed_steps: int
+    warm_steps: int
+    profile_calls: int
+    compile_calls: int
+    # headline
+    any_valid: bool  # at least one variant passed the teacher-forced check
+    all_passed: bool
+    n_failed: int
+    failed: str  # their labels, joined
+    has_build_errors: bool
+    build_failed: str
+    best_label: str
+    best_ms: float | None
+    best_speedup: float | None  # eager default cache over the best valid step
+    best_floor_share: float | None
+    best_tok_s: float | None
+    best_kernels: int | None
+    best_busy_ms: float | None
+    best_idle_ms: float | None
+    best_busy_over_floor: float | None
+    best_busy_past_floor: bool  # the best step's kernels alone take longer than the floor
+    laptop_best_label: str
+    laptop_best_ms: float
+    laptop_best_floor_share: float | None
+    # one launch
+    launches: int
+    launch_repeats: int
+    launch_eager_us: float
+    launch_graph_us: float
+    launch_ratio: float
+    laptop_launch_low: float
+    laptop_launch_high: float
+    launch_vs_laptop: Range  # our ratio against the laptop's range
+    launch_ms: float  # the eager static step's kernels at the eager launch cost
+    graph_launch_ms: float  # ... at the replayed cost
+    launch_over_floor: float
+    launch_bound: bool  # launching alone takes longer than the floor
+    # the floor
+    copy_gbps: float
+    floor_ms: float
+    ceiling_tok_s: float
+    laptop_dram_gbps: float
+    laptop_floor_ms: float
+    laptop_ceiling_tok_s: float
+    laptop_dyn_floor_share: float
+    dyn_floor_share: float
+    bw_ratio: float
+    step_ratio: float | None  # the laptop's best step over ours
+    follows_bandwidth: bool
+    # checks
+    yard_rel_err: float
+    yard_max_abs: float
+    tol_factor: float
+    tolerance: float
+    band: float
+    worst_compiled_err: float
+    trap_past_tolerance: bool  # the broken replay is further off than the tolerance lets through
+    median_gap: float
+    gap_within_band: bool  # the reference's median top-two gap is inside the rounding band
+    n_departed: int
+    all_same_tokens: bool
+    departures_in_band: bool  # every first departure fell where the reference's top two were within the band
+    n_wide: int
+    laptop_all_same: bool
+    # the trap
+    trap_steps: int
+    warmup_calls: int
+    counter_after_prefill: int
+    counter_after_capture: int
+    counter_shift: int
+    capture_moved_counter: bool  # the counter moved by more than the warm-up calls
+    trap_first_slot: int
+    trap_last_slot: int
+    trap_rel_err: float
+    trap_top1: float
+    trap_any_top1: bool
+    reset_exact: bool
+    reset_rel_err: float
+    # the six ways, in pairs
+    dyn_ms: float
+    dyn_kernels: int
+    static_ms: float
+    static_kernels: int
+    static_busy_ms: float
+    static_host_ms: float
+    static_idle_share: float
+    static_extra_kernels: int
+    laptop_static_extra: int
+    static_vs_dynamic: Versus
+    static_dyn_diff_ms: float
+    static_slower_rounds: int
+    laptop_dyn_ms: float
+    laptop_static_ms: float
+    laptop_static_versus: Literal["slower", "faster"]
+    graph_ms: float
+    graph_kernels: int
+    graph_same_kernels: bool
+    graph_speedup: float
+    graph_host_ms: float
+    graph_idle_share: float
+    graph_idle_ms: float
+    graph_gpu_bound: bool
+    capture_s: float
+    laptop_capture_s: float
+    laptop_graph_ms: float
+    laptop_graph_host_ms: float
+    cd_kernels: int
+    cd_triton: int
+    cd_host_ms: float
+    cd_busy_ms: float
+    cd_idle_share: float
+    cd_launch_bound: bool  # the host's launching takes longer than the kernels
+    laptop_cd_kernels: int
+    laptop_cd_triton: int
+    laptop_cd_host_ms: float
+    laptop_cd_idle_share: float
+    cd_idle_above_laptop: bool
+    ro_ms: float
+    ro_vs_graph: Versus
+    ro_graph_diff_ms: float
+    ro_faster_rounds: int
+    fusion_cut_busy_ms: float  # GPU busy time of the hand graph minus reduce-overhead's
+    fusion_cut_busy: bool  # ... more than zero
+    laptop_ro_ms: float
+    laptop_ro_gain_ms: float
+    laptop_fusion_saved_ms: float
+    ma_vs_ro: Versus
+    ma_ro_diff_ms: float
+    ma_faster_rounds: int
+    ma_as_laptop: bool  # faster than reduce-overhead, as on the laptop
+    laptop_ma_gain_ms: float
+    compile_s_default: float
+    compile_s_ro: float
+    compile_s_ma: float
+    laptop_compile_s_ma: float
+    # spread and the round after the profiles
+    widest_label: str
+    widest_spread: float  # half the range of the round medians over the median
+    widest_min_ms: float
+    widest_max_ms: float
+    has_after_profiler: bool
+    after_worst_label: str
+    after_worst_added_us: float | None
+    after_worst_share: float | None
+    # the timeline (one profiled step each)
+    profiled_static_host_ms: float
+    tl_static_gaps_ms: float
+    tl_static_host_ms: float
+    tl_static_mostly_gaps: bool  # the gaps take more than half the profiled host call
+    tl_graph_launches: int
+    tl_graph_kernels: int
+    tl_graph_gaps_ms: float
+    tl_graph_gaps_past_idle: bool  # more gaps under the profiler than the timed step leaves idle
+    # what a graph cannot hold
+    item_outcome: ItemOutcome
+    item_error: str
+    item_chained: bool
+    item_context_error: str
+    item_usable_after: bool
+    item_returncode: int | None
+    laptop_item_failed: bool
+    dyn_grows: bool  # the default cache's keys one token longer at every step
+    dyn_moves: bool  # ... and at a new address at every step
+    static_fixed: bool  # the StaticCache's keys one shape at one address throughout
+    graph_count: int
+    break_count: int
+    break_reasons: str
+    op_count: int
+    one_graph: bool
+    laptop_graph_count: int
+    laptop_break_count: int
+    laptop_op_count: int
+    # compile_warm
+    cold_low_s: float
+    cold_high_s: float
+    warm_low_s: float
+    warm_high_s: float
+    laptop_cold_low_s: float
+    laptop_cold_high_s: float
+    laptop_warm_low_s: float
+    laptop_warm_high_s: float
+
+
+def _versus(data: dict[str, Any], s: dict[str, dict[str, Any]], a: str, b: str) -> tuple[Versus, float, int]:
+    """(verdict of a against b, |median difference| in ms, rounds a was faster)."""
+    faster, n = report.rounds_faster(data, a, b)
+    diff = s[a]["step_ms"] - s[b]["step_ms"]
+    if diff > 0 and 2 * (n - faster) > n:
+        verdict: Versus = "slower"
+    elif diff < 0 and 2 * faster > n:
+        verdict = "faster"
+    else:
+        verdict = "mixed"
+    return verdict, abs(diff), faster
+
+
+def _range(x: float, low: float, high: float) -> Range:
+    return "below" if x < low else "above" if x > high else "inside"
+
+
+def _item(item: dict[str, Any]) -> ItemOutcome:
+    return "raised" if item.get("raised") else "no_report" if item.get("raised") is None else "silent"
+
+
+def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: dict[str, Any],
+              launch: dict[str, Any], laptop_six: dict[str, Any], laptop_constraints: dict[str, Any],
+              laptop_compile_warm: dict[str, Any], laptop_machine: dict[str, Any], model: dict[str, Any],
+              init_std: float, warm_steps: int, gpu: str, transformers: str) -> Facts:
+    d = six
+    s = report.summaries(d)
+    lab = d["labels"]
+    lap = laptop_six["variants"]
+    dyn, st, g = s["eager_dynamic"], s["eager_static"], s["cuda_graph"]
+    cd, ro = s["compile_default"], s["compile_reduce_overhead"]
+    best = report.best_valid(d)
+    b = best or {}
+    tf = d["teacher_forced"]
+    failed = [lab[n] for n in d["names"] if not tf[n]["passed"]]
+    cfg = d["config"]
+    floor = d["floor_ms"]
+    laptop_best_name = min((n for n, v in lap.items() if v.get("step_ms")), key=lambda n: lap[n]["step_ms"])
+    laptop_best = lap[laptop_best_name]
+    # free-running
+    free = report.free_running_table(d)
+    departed = [x for x in free if x["step"] is not None]
+    wide = [x for x in departed if x["ref_gap"] > d["band"]]
+    gap = report.median_gap(d)
+    # the trap
+    trap = constraints["trap"]
+    c = trap["counter"]
+    shift = c["after_warmup_and_capture"] - c["after_first_prefill"]
+    # pairs
+    sv, sdiff, s_faster = _versus(d, s, "eager_static", "eager_dynamic")
+    rv, rdiff, r_faster = _versus(d, s, "compile_reduce_overhead", "cuda_graph")
+    mv, mdiff, m_faster = _versus(d, s, "compile_max_autotune", "compile_reduce_overhead")
+    _, both_n = report.rounds_faster(d, "eager_static", "eager_dynamic")
+    widest = max(s.values(), key=lambda x: x["spread"])
+    after = {n: a for n in d["names"] if (a := report.after_profiler(d, n))}
+    worst_after_name = max(after, key=lambda n: after[n]["added_host_us"]) if after else None
+    worst_after = after[worst_after_name] if after else None
+    # timeline
+    tl_st, tl_g = d["timelines"]["eager_static"], d["timelines"]["cuda_graph"]
+    tl_graph_gaps = sum(report.gaps_between(tl_g["kernels"])) / 1e3
+    tl_static_gaps = sum(report.gaps_between(tl_st["kernels"])) / 1e3
+    # constraints
+    item = constraints["item"]
+    dc, sc = constraints["dynamic_cache"], constraints["static_cache"]
+    ex, lex = constraints["explain"], laptop_constraints["explain"]
+    cold = [m["compile_s"] for m in compile_warm["cold"]["modes"].values()]
+    warm = [m["compile_s"] for m in compile_warm["warm"]["modes"].values()]
+    launch_ms = st["kernels"] * launch["eager_us_per_launch"] / 1e3
+    return Facts(
+        gpu=gpu, transformers=transformers,
+        layers=cfg["num_hidden_layers"], hidden=cfg["hidden_size"], mlp=cfg["intermediate_size"],
+        heads=cfg["num_attention_heads"], kv_heads=cfg["num_key_value_heads"],
+        head_dim=cfg["hidden_size"] // cfg["num_attention_heads"], vocab=cfg["vocab_size"],
+        rope_theta=model["rope_theta"], tied=model["tie_word_embeddings"], init_std=init_std,
+        params_b=d["params"] / 1e9, weight_gb=d["weight_bytes"] / 1e9, laptop_weight_gb=laptop_six["weight_gb"],
+        weight_as_article=round(d["weight_bytes"] / 1e9, 3) == laptop_six["weight_gb"],
+        prompt_len=d["prompt_len"], cache_slots=d["cache_slots"], n_variants=len(d["names"]),
+        n_static=sum(n != "eager_dynamic" for n in d["names"]), check_steps=d["check_steps"],
+        rounds_n=d["rounds_n"], timed_steps=d["timed_steps"], warm_steps=warm_steps,
+        profile_calls=d["profile_calls"], compile_calls=len(d["setup"]["compile_default"]["calls_s"]),
+        any_valid=best is not None, all_passed=bool(d["all_passed"]), n_failed=len(failed),
+        failed=", ".join(failed), has_build_errors=bool(d.get("build_errors")),
+        build_failed=", ".join(d.get("build_errors") or {}),
+        best_label=b.get("label", ""), best_ms=b.get("step_ms"),
+        best_speedup=dyn["step_ms"] / b["step_ms"] if best else None,
+        best_floor_share=b.get("floor_share"), best_tok_s=b.get("tok_s"), best_kernels=b.get("kernels"),
+        best_busy_ms=b.get("busy_ms"), best_idle_ms=b.get("idle_ms"),
+        best_busy_over_floor=b["busy_ms"] / floor if best else None,
+        best_busy_past_floor=bool(best) and b["busy_ms"] > floor,
+        laptop_best_label=lab.get(laptop_best_name, laptop_best_name), laptop_best_ms=laptop_best["step_ms"],
+        laptop_best_floor_share=laptop_best.get("floor_share"),
+        launches=launch["launches"], launch_repeats=launch["repeats"],
+        launch_eager_us=launch["eager_us_per_launch"], launch_graph_us=launch["graph_us_per_launch"],
+        launch_ratio=launch["speedup"], laptop_launch_low=laptop_machine["graph_speedup_low"],
+        laptop_launch_high=laptop_machine["graph_speedup_high"],
+        launch_vs_laptop=_range(launch["speedup"], laptop_machine["graph_speedup_low"],
+                                laptop_machine["graph_speedup_high"]),
+        launch_ms=launch_ms, graph_launch_ms=st["kernels"] * launch["graph_us_per_launch"] / 1e3,
+        launch_over_floor=launch_ms / floor, launch_bound=launch_ms > floor,
+        copy_gbps=d["copy"]["gbps"], floor_ms=floor, ceiling_tok_s=1e3 / floor,
+        laptop_dram_gbps=laptop_six["dram_gbps"], laptop_floor_ms=laptop_six["floor_ms"],
+        laptop_ceiling_tok_s=laptop_six["ceiling_tok_s"], laptop_dyn_floor_share=lap["eager_dynamic"]["floor_share"],
+        dyn_floor_share=dyn["floor_share"], bw_ratio=d["copy"]["gbps"] / laptop_six["dram_gbps"],
+        step_ratio=laptop_best["step_ms"] / b["step_ms"] if best else None,
+        follows_bandwidth=bool(best) and laptop_best["step_ms"] / b["step_ms"]
+        >= FOLLOWS_BANDWIDTH * d["copy"]["gbps"] / laptop_six["dram_gbps"],
+        yard_rel_err=d["yardstick_fp32"]["rel_err_max"], yard_max_abs=d["yardstick_fp32"]["max_abs"],
+        tol_factor=d["tol_factor"], tolerance=d["tolerance"], band=d["band"],
+        worst_compiled_err=max(tf[n]["rel_err_max"] for n in COMPILED),
+        trap_past_tolerance=trap["without_reset"]["rel_err"] > d["tolerance"],
+        median_gap=gap, gap_within_band=gap < d["band"], n_departed=len(departed), all_same_tokens=not departed,
+        departures_in_band=not wide, n_wide=len(wide), laptop_all_same=bool(laptop_six["all_six_same_tokens"]),
+        trap_steps=trap["steps"], warmup_calls=trap["warmup_calls"], counter_after_prefill=c["after_first_prefill"],
+        counter_after_capture=c["after_warmup_and_capture"], counter_shift=shift,
+        capture_moved_counter=shift > trap["warmup_calls"], trap_first_slot=c["after_warmup_and_capture"],
+        trap_last_slot=c["after_prefill_without_reset"] - 1, trap_rel_err=trap["without_reset"]["rel_err"],
+        trap_top1=trap["without_reset"]["top1_agree"], trap_any_top1=trap["without_reset"]["top1_agree"] > 0,
+        reset_exact=bool(trap["with_reset"]["bit_identical"]), reset_rel_err=trap["with_reset"]["rel_err"],
+        dyn_ms=dyn["step_ms"], dyn_kernels=dyn["kernels"], static_ms=st["step_ms"], static_kernels=st["kernels"],
+        static_busy_ms=st["busy_ms"], static_host_ms=st["host_ms"], static_idle_share=st["idle_share"],
+        static_extra_kernels=st["kernels"] - dyn["kernels"], laptop_static_extra=laptop_six["static_extra_kernels"],
+        static_vs_dynamic=sv, static_dyn_diff_ms=sdiff, static_slower_rounds=both_n - s_faster,
+        laptop_dyn_ms=lap["eager_dynamic"]["step_ms"], laptop_static_ms=lap["eager_static"]["step_ms"],
+        laptop_static_versus="slower" if lap["eager_static"]["step_ms"] > lap["eager_dynamic"]["step_ms"]
+        else "faster",
+        graph_ms=g["step_ms"], graph_kernels=g["kernels"], graph_same_kernels=g["kernels"] == st["kernels"],
+        graph_speedup=st["step_ms"] / g["step_ms"], graph_host_ms=g["host_ms"], graph_idle_share=g["idle_share"],
+        graph_idle_ms=g["idle_ms"], graph_gpu_bound=g["idle_share"] < GPU_BOUND_IDLE,
+        capture_s=d["setup"]["cuda_graph"]["capture_s"], laptop_capture_s=lap["cuda_graph"]["setup_s"],
+        laptop_graph_ms=lap["cuda_graph"]["step_ms"], laptop_graph_host_ms=lap["cuda_graph"]["host_ms"],
+        cd_kernels=cd["kernels"], cd_triton=(report.kernel_mix(d, "compile_default") or {"triton": 0})["triton"],
+        cd_host_ms=cd["host_ms"], cd_busy_ms=cd["busy_ms"], cd_idle_share=cd["idle_share"],
+        cd_launch_bound=cd["host_ms"] > cd["busy_ms"],
+        laptop_cd_kernels=lap["compile_default"]["kernels"], laptop_cd_triton=lap["compile_default"]["triton_kernels"],
+        laptop_cd_host_ms=lap["compile_default"]["host_ms"], laptop_cd_idle_share=lap["compile_default"]["idle_share"],
+        cd_idle_above_laptop=cd["idle_share"] > lap["compile_default"]["idle_share"],
+        ro_ms=ro["step_ms"], ro_vs_graph=rv, ro_graph_diff_ms=rdiff, ro_faster_rounds=r_faster,
+        fusion_cut_busy_ms=g["busy_ms"] - ro["busy_ms"], fusion_cut_busy=g["busy_ms"] > ro["busy_ms"],
+        laptop_ro_ms=lap["compile_reduce_overhead"]["step_ms"],
+        laptop_ro_gain_ms=laptop_six["ro_gain_over_graph_ms"], laptop_fusion_saved_ms=laptop_six["fusion_saved_gpu_ms"],
+        ma_vs_ro=mv, ma_ro_diff_ms=mdiff, ma_faster_rounds=m_faster, ma_as_laptop=mv == "faster",
+        laptop_ma_gain_ms=laptop_six["ma_gain_over_ro_ms"],
+        compile_s_default=d["setup"]["compile_default"]["compile_s"],
+        compile_s_ro=d["setup"]["compile_reduce_overhead"]["compile_s"],
+        compile_s_ma=d["setup"]["compile_max_autotune"]["compile_s"],
+        laptop_compile_s_ma=lap["compile_max_autotune"]["setup_s"],
+        widest_label=widest["label"], widest_spread=widest["spread"] / 2, widest_min_ms=widest["step_min_ms"],
+        widest_max_ms=widest["step_max_ms"],
+        has_after_profiler=bool(after), after_worst_label=lab[worst_after_name] if worst_after_name else "",
+        after_worst_added_us=worst_after["added_host_us"] if worst_after else None,
+        after_worst_share=worst_after["added_host_us"] / worst_after["before_host_us"] if worst_after else None,
+        profiled_static_host_ms=d["profiles"]["eager_static"]["cpu_us_profiled"] / 1e3,
+        tl_static_gaps_ms=tl_static_gaps, tl_static_host_ms=tl_st["host_us"] / 1e3,
+        tl_static_mostly_gaps=tl_static_gaps > tl_st["host_us"] / 2e3,
+        tl_graph_launches=len(tl_g["launches"]), tl_graph_kernels=len(tl_g["kernels"]), tl_graph_gaps_ms=tl_graph_gaps,
+        tl_graph_gaps_past_idle=tl_graph_gaps > g["idle_ms"],
+        item_outcome=_item(item), item_error=item.get("type") or "", item_chained=bool(item.get("context_type")),
+        item_context_error=item.get("context_type") or "", item_usable_after=bool(item.get("context_usable_after")),
+        item_returncode=item.get("returncode"),
+        laptop_item_failed="fail" in str(laptop_constraints.get("item_in_capture", "")),
+        dyn_grows=all(b["shape"][2] == a["shape"][2] + 1 for a, b in zip(dc, dc[1:], strict=False)),
+        dyn_moves=all(b["data_ptr"] != a["data_ptr"] for a, b in zip(dc, dc[1:], strict=False)),
+        static_fixed=len({(x["data_ptr"], tuple(x["shape"])) for x in sc}) == 1,
+        graph_count=ex["graph_count"], break_count=ex["graph_break_count"],
+        break_reasons="; ".join(ex.get("break_reasons", [])[:2]), op_count=ex["op_count"],
+        one_graph=ex["graph_count"] == 1 and ex["graph_break_count"] == 0,
+        laptop_graph_count=lex["graph_count"], laptop_break_count=lex["graph_break_count"],
+        laptop_op_count=lex["op_count"],
+        cold_low_s=min(cold), cold_high_s=max(cold), warm_low_s=min(warm), warm_high_s=max(warm),
+        laptop_cold_low_s=laptop_compile_warm["cold_s_low"], laptop_cold_high_s=laptop_compile_warm["cold_s_high"],
+        laptop_warm_low_s=laptop_compile_warm["warm_s_low"], laptop_warm_high_s=laptop_compile_warm["warm_s_high"],
+    )
+
+
+def facts(machine: str | None = None) -> Facts:
+    from kernelbook.decode.measure import WARM_STEPS  # imports torch: the step's constants live with the code
+    from kernelbook.decode.model import INIT_STD, QWEN25_15B
+
+    r = page.result("decode.six_ways", machine)
+    return from_data(
+        r.data, page.result("decode.constraints", machine).data, page.result("decode.compile_warm", machine).data,
+        page.result("machine.ceilings", machine).data["launch"], page.result("decode.six_ways", LAPTOP).data,
+        page.result("decode.constraints", LAPTOP).data, page.result("decode.compile_warm", LAPTOP).data,
+        page.result("machine.ceilings", LAPTOP).data, QWEN25_15B, INIT_STD, WARM_STEPS, page.machine_label(r),
+        str(r.provenance.get("versions", {}).get("transformers", "?")))
