@@ -34,8 +34,8 @@ class Experiment:
         return self.name.split(".")[0]
 
 
-# The decode chapters' experiments have not moved into chapters/ yet. Their stored results were measured before the
-# runner recorded imports, so they name these hand-written lists as their sources; new runs record what they import.
+# decode.six_ways has not moved into chapters/decode/ yet. Its stored run was measured before the runner recorded
+# imports, so it names this hand-written list as its sources; a new run records what it imports.
 _DECODE = (SRC + "decode/model.py", SRC + "decode/harness.py", SRC + "decode/variants.py", SRC + "timing.py")
 
 
@@ -79,12 +79,10 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment("decode.six_ways", "kernelbook.decode.measure:six_ways",
                "Six ways to run a Qwen2.5-1.5B batch-1 decode step: checked, then timed and profiled", 580,
                declared=_DECODE + (SRC + "decode/measure.py",)),
-    Experiment("decode.constraints", "kernelbook.decode.constraints:constraints",
-               "What a CUDA graph records: the cache-counter trap, .item() in a capture, dynamo explain", 240,
-               declared=_DECODE + (SRC + "decode/constraints.py",)),
-    Experiment("decode.compile_warm", "kernelbook.decode.compile_warm:compile_warm",
-               "Compile time of the decode step, cold and with the cache kept, in new processes", 480,
-               declared=_DECODE + (SRC + "decode/compile_warm.py",)),
+    _chapter("decode.constraints", "constraints", "constraints",
+             "What a CUDA graph records: the cache-counter trap, .item() in a capture, dynamo explain", 240),
+    _chapter("decode.compile_warm", "compile_warm", "compile_warm",
+             "Compile time of the decode step, cold and with the cache kept, in new processes", 480),
     _chapter("decode_far.ladder", "ladder", "measure",
              "How far batch-1 decode goes: tuned matvecs, then eight steps from the plain graph, checked and timed",
              590, "decode.far"),

@@ -1,4 +1,4 @@
-"""The decode.constraints experiment: what a CUDA graph records, and what it silently gets wrong.
+"""decode.constraints: what a CUDA graph records, and what it silently gets wrong.
 
 - the cache-counter trap: a hand capture replayed against a StaticCache whose write counter the warm-up moved,
   without and with an in-place reset before prefill, each compared with eager logits
@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -111,9 +112,9 @@ def item_in_capture_child() -> None:
 
 
 def item_in_capture() -> dict[str, Any]:
-    src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # .../src
+    src = str(Path(__file__).resolve().parents[3])  # src/, for the child's PYTHONPATH
     env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    code = "from kernelbook.decode.constraints import item_in_capture_child as f; f()"
+    code = "from kernelbook.chapters.decode.constraints import item_in_capture_child as f; f()"
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180, env=env)
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith(MARK)]
     if not lines:

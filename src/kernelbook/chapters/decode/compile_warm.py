@@ -54,7 +54,7 @@ def _run(cache_dir: str, modes: tuple[str, ...]) -> dict[str, Any]:
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": os.path.join(cache_dir, "inductor"),
            "TRITON_CACHE_DIR": os.path.join(cache_dir, "triton")}
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "kernelbook.decode.compile_warm", *modes], env=env,
+    p = subprocess.run([sys.executable, "-m", "kernelbook.chapters.decode.compile_warm", *modes], env=env,
                        capture_output=True, text=True, timeout=400)
     if p.returncode != 0:
         raise RuntimeError(f"compile child failed:\n{p.stderr[-4000:]}")
