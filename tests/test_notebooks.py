@@ -4,6 +4,7 @@ rendered from the stored results and re-rendered with the reader's own once run.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -38,7 +39,8 @@ def test_prose_cells_hold_the_pages_sentences_with_the_stored_numbers(stem):
         i = int("".join(c["source"])[len("prose("):-1])
         shown = "".join(c["outputs"][0]["data"]["text/markdown"])
         assert shown == notebooks.prose(stem, i) and "{{" not in shown and "{%" not in shown
-        assert "](../" in shown or "](" not in shown.replace("](http", "")  # page links point out of notebooks/
+        links = re.findall(r"\]\(([^)\s]+)\)", re.sub(r"```.*?```", "", shown, flags=re.S))
+        assert all(link.startswith(("../", "http")) for link in links), links  # out of notebooks/, to the pages
 
 
 def test_a_code_include_in_the_prose_is_expanded():

@@ -71,6 +71,7 @@ def prose(page: str, part: int, machine: str | None = None) -> str:
     text = (paths.root() / "docs" / f"{page}.md").read_text()
     out = macros.render(parts(text)[0][part], macros.chapter_of(page), machine)
     out = PAGE_LINK.sub(r"](../\1)", out)  # the notebooks sit one folder below the pages
+    out = out.replace("](#", f"](../{page}.md#")  # a heading of the page: on the page
     return INCLUDE.sub(lambda m: _section(m.group(1), m.group(2)), out).strip("\n")
 
 
