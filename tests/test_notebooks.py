@@ -12,7 +12,10 @@ from kernelbook import notebooks, paths
 
 
 def test_committed_notebooks_are_up_to_date():
-    for path, text in notebooks.render_all().items():
+    rendered = notebooks.render_all()
+    committed = set((paths.root() / "docs" / "notebooks").glob("*.ipynb"))
+    assert committed <= set(rendered), f"notebooks of no chapter: {sorted(p.name for p in committed - set(rendered))}"
+    for path, text in rendered.items():
         assert path.is_file(), f"{path.name} missing: run `python -m kernelbook notebooks`"
         assert path.read_text() == text, f"{path.name} is out of date: run `python -m kernelbook notebooks`"
 
