@@ -15,6 +15,6 @@ for v in r.data["versions"]:
                  f"{page.num(v['speedup'], 2)}×", page.num(v["bytes_per_elem"], 1),
                  page.num(v["effective_gbps"], 0), page.num(v["actual_gbps"], 0), page.pct(v["share_of_copy"]),
                  article.get((v["op"], v["key"]), "—")])
-print(page.table(["version", "kernels", "ms (median of 3 rounds ± half spread)", "speedup over eager",
+print(page.table(["version", "kernels", f"ms (median of {r.data['rounds']} rounds ± half spread)", "speedup over eager",
                   "B/elem moved", "effective GB/s", "actual GB/s", "of copy", "RTX 4060 Laptop (article)"], rows))
 print(page.provenance(r))
