@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -83,7 +84,9 @@ def test_check_reports_a_corrupt_file(fixture_results, capsys):
 def test_check_refuses_published_figures_in_the_primary_machines_folder(fixture_results, capsys):
     _fresh_runs()
     src = fixture_results / "nvidia-geforce-rtx-4060-laptop-gpu" / "machine.ceilings" / "published.json"
-    shutil.copy(src, fixture_results / "nvidia-h200" / "machine.ceilings" / "published.json")
+    rec = json.loads(src.read_text())
+    rec["machine"] = "nvidia-h200"  # published figures filed as the primary machine's
+    (fixture_results / "nvidia-h200" / "machine.ceilings" / "published.json").write_text(json.dumps(rec))
     assert cli.main(["check"]) == 1
     assert "MISSING  machine.ceilings: " in capsys.readouterr().out
 

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 
@@ -21,22 +22,56 @@ def _err(msg: str) -> int:
     return 2
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line: what is wrong and where the help is, without the usage block."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"kernelbook: error: {message} (`{self.prog} --help` shows the options)\n")
+
+
+def seconds(text: str) -> float:
+    """A --timeout value: a number of seconds above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above zero")
+    return value
+
+
 def cmd_list(args: argparse.Namespace) -> int:
-    machines = store.machines()
+    machines = store.machine_folders()
     primary = paths.primary_machine()
     if primary not in machines:
         machines.insert(0, primary)
     width = max(len(e.name) for e in EXPERIMENTS)
     print(f"{'experiment':<{width}}  " + "  ".join(f"{m:<14}" for m in machines))
+    corrupt = []
     for e in EXPERIMENTS:
-        row = [store.status(e.name, m) for m in machines]
+        row = []
+        for m in machines:
+            try:
+                row.append(store.load(e.name, m).status)
+            except FileNotFoundError:
+                row.append(store.MISSING)
+            except store.StoreError as err:
+                row.append(store.CORRUPT)
+                corrupt.append(str(err))
         print(f"{e.name:<{width}}  " + "  ".join(f"{s:<14}" for s in row))
-    print(f"\nprimary machine: {primary}  (results in {paths.results_dir()})")
+    for line in corrupt:
+        print(f"corrupt: {line}")
+    print(f"\nprimary machine: {primary}  (results in {', '.join(map(str, paths.results_dirs()))})")
     return 0
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    machine = paths.check_machine(args.machine, "--machine") if args.machine else paths.primary_machine()
+    machine = paths.check_machine(args.machine, "--machine") if args.machine is not None else paths.primary_machine()
+    if machine not in store.machine_folders():
+        known = ", ".join(store.machine_folders()) or "none"
+        print(f"kernelbook check: no results of {machine} in {', '.join(map(str, paths.results_dirs()))} (machines "
+              f"with results: {known}); measure it on that GPU with `python -m kernelbook run --all`")
+        return 1
     bad = []
     for e in EXPERIMENTS:
         try:
@@ -63,13 +98,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.all and args.names:
+        return _err("name experiments or give --all, not both")
     try:
-        exps = list(EXPERIMENTS) if args.all else [get(n) for n in args.names]
+        exps = list(EXPERIMENTS) if args.all else [get(n) for n in dict.fromkeys(args.names)]
     except UnknownExperiment as e:
         return _err(str(e))
     if not exps:
-        return _err("name at least one experiment, or --all")
-    machine = paths.check_machine(args.machine, "--machine") if args.machine else None
+        return _err("name at least one experiment, or --all (`python -m kernelbook list` shows them)")
+    machine = paths.check_machine(args.machine, "--machine") if args.machine is not None else None
     slug = runner.gpu_slug()
     if slug is None:
         return _err("no CUDA GPU here: experiments measure a GPU; on a laptop, `mkdocs serve` replays stored results")
@@ -105,8 +142,7 @@ def cmd_notebooks(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m kernelbook", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(prog="python -m kernelbook", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
     sub.required = True
     s = sub.add_parser("list", help="status of every experiment on every machine in results/")
@@ -117,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("names", nargs="*", metavar="NAME", help="experiments to run (see `list`)")
     s.add_argument("--all", action="store_true", help="run every experiment")
     s.add_argument("--machine", help="store under this machine name instead of the GPU's own slug")
-    s.add_argument("--timeout", type=float, help="seconds per experiment (default: each experiment's own)")
+    s.add_argument("--timeout", type=seconds, help="seconds per experiment (default: each experiment's own)")
     s.set_defaults(func=cmd_run)
     s = sub.add_parser("check", help="fail on a missing, stale or corrupt result for the primary machine",
                        description="Exit 1 if any experiment lacks a fresh result on the primary machine "
@@ -138,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.cmd in ("list", "check", "run"):  # a bad setting is named before anything else happens
+            paths.primary_machine()
+            paths.results_dir()
         return args.func(args)
-    except (UnknownExperiment, store.StoreError, paths.BadMachineName) as e:
+    except (UnknownExperiment, store.StoreError, paths.BadSetting) as e:
         return _err(str(e))

@@ -17,13 +17,14 @@ import hashlib
 import json
 import os
 import re
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kernelbook import paths
-from kernelbook.registry import Experiment, get
+from kernelbook.registry import BY_NAME, Experiment, get
 
 SCHEMA = 1
 FRESH, STALE, MISSING, PUBLISHED, CORRUPT = "fresh", "stale", "missing", "published", "corrupt"
@@ -106,7 +107,8 @@ def experiment_dir(machine: str, name: str) -> Path:
     return experiment_dirs(machine, name)[0]
 
 
-def machines() -> list[str]:
+def machine_folders() -> list[str]:
+    """Every machine with a folder in a results folder, whether its results can be read or not (what `list` shows)."""
     found = set()
     for d in paths.results_dirs():
         if d.is_dir():
@@ -114,15 +116,79 @@ def machines() -> list[str]:
     return sorted(found)
 
 
+def problems(machine: str) -> list[str]:
+    """One line for each experiment whose result on `machine` cannot be shown (a corrupt file), naming the file."""
+    out = []
+    for name in sorted(BY_NAME):
+        try:
+            load(name, machine)
+        except FileNotFoundError:
+            continue
+        except StoreError as e:
+            out.append(str(e))
+    return out
+
+
+def _fingerprint(machine: str) -> tuple:
+    """What the files of `machine` look like on disk: a result's readability can only change with this."""
+    seen = []
+    for d in paths.results_dirs():
+        for dirpath, dirnames, filenames in os.walk(d / machine):
+            dirnames.sort()
+            for f in sorted(filenames):
+                try:
+                    st = os.stat(os.path.join(dirpath, f))
+                except OSError:
+                    continue
+                seen.append((dirpath, f, st.st_mtime_ns, st.st_size))
+    return tuple(sorted(BY_NAME)), tuple(seen)
+
+
+_readable: dict[str, tuple[tuple, list[str]]] = {}
+
+
+def machines() -> list[str]:
+    """The machines the site shows: the primary whatever the state of its results (a corrupt one must fail the
+    build, not vanish), and every other machine whose results can all be read. A machine left off is named once on
+    stderr; `python -m kernelbook check --machine M` lists its problems, `list` marks them corrupt."""
+    primary = paths.primary_machine()
+    out = []
+    for m in machine_folders():
+        if m != primary:
+            key = _fingerprint(m)
+            if _readable.get(m, (None,))[0] != key:
+                found = problems(m)
+                _readable[m] = (key, found)
+                if found:
+                    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+                    print(f"kernelbook: {m} left off the site, a result cannot be read: {found[0]}{more}; "
+                          f"`python -m kernelbook check --machine {m}` lists every problem", file=sys.stderr,
+                          flush=True)
+            if _readable[m][1]:
+                continue
+        out.append(m)
+    return out
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _read(path: Path) -> dict:
     try:
-        rec = json.loads(path.read_bytes().decode("utf-8"))
+        raw = path.read_bytes()
+        if not raw.strip():
+            raise StoreError(f"{paths.display(path)}: empty file (a run cut off while it was written?); re-measure "
+                             f"or restore it from git")
+        rec = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except UnicodeDecodeError as e:
         raise StoreError(f"{paths.display(path)}: not UTF-8 text (byte {e.start}); re-measure or restore it from "
                          f"git") from e
     except json.JSONDecodeError as e:
         raise StoreError(f"{paths.display(path)}: not valid JSON ({e.msg}, line {e.lineno}); re-measure or restore "
                          f"it from git") from e
+    except ValueError as e:  # NaN or Infinity: Python writes them, JSON has no such numbers
+        raise StoreError(f"{paths.display(path)}: not valid JSON ({e}); re-measure or restore it from git") from e
     except OSError as e:
         raise StoreError(f"{paths.display(path)}: cannot be read ({e.strerror})") from e
     if not isinstance(rec, dict) or rec.get("schema") != SCHEMA or "data" not in rec or "kind" not in rec:
@@ -140,6 +206,9 @@ def _result(exp: Experiment, machine: str, path: Path) -> Result:
     named = rec.get("experiment")
     if named not in (exp.name, *exp.previous):
         raise StoreError(f"{paths.display(path)}: holds experiment {named!r}, not {exp.name!r}")
+    if rec.get("machine") != machine:
+        raise StoreError(f"{paths.display(path)}: holds a result of machine {rec.get('machine')!r}, not {machine!r} "
+                         f"(copied from another machine's folder?); move it to that machine's folder or re-measure")
     if (path.name == PUBLISHED_FILE) != (rec["kind"] == "published"):
         raise StoreError(f"{paths.display(path)}: kind {rec['kind']!r} in a file named {path.name}; published "
                          f"figures go in {PUBLISHED_FILE}, measured runs in <UTC start>.json")
@@ -161,6 +230,9 @@ def runs(name: str, machine: str | None = None) -> list[Result]:
     exp = get(name)
     machine = paths.primary_machine() if machine is None else machine
     d = experiment_dir(machine, name)
+    if d.exists() and not d.is_dir():
+        raise StoreError(f"{paths.display(d)}: a file where the folder of {name}'s runs belongs; move it out of the "
+                         f"results folder")
     files = sorted(p for p in d.glob("*.json") if RUN_FILE.fullmatch(p.name)) if d.is_dir() else []
     return [_result(exp, machine, p) for p in files]
 
@@ -171,6 +243,9 @@ def load(name: str, machine: str | None = None) -> Result:
     exp = get(name)
     machine = paths.primary_machine() if machine is None else machine
     d = experiment_dir(machine, name)
+    if d.exists() and not d.is_dir():
+        raise StoreError(f"{paths.display(d)}: a file where the folder of {name}'s runs belongs; move it out of the "
+                         f"results folder")
     if (d / PUBLISHED_FILE).is_file():
         return _result(exp, machine, d / PUBLISHED_FILE)
     if d.is_dir():
