@@ -13,7 +13,7 @@ from kernelbook.registry import Experiment
 
 
 @pytest.fixture
-def toy(tmp_path, monkeypatch):
+def toy(tmp_path, monkeypatch, toy_schema):
     """A repository root with three files; experiment 'toy.exp' declares c.txt (read as text)."""
     for name, text in (("a.py", "A = 1\n"), ("b.py", "B = 1\n"), ("c.txt", "shown\n")):
         (tmp_path / name).write_text(text)

@@ -2,7 +2,8 @@
 
 The experiment runs in a child process that leads a process group of its own (`start_new_session`), so a hang, an
 out-of-memory kill or a crash stays contained, and a timeout or a failure ends the whole group, the processes the
-experiment started included. Nothing is stored unless the child finished cleanly.
+experiment started included. Nothing is stored unless the child finished cleanly and its data matches the
+experiment's schema (schema.py); a run that does not is kept in .kb-tmp/rejected/, never in results/.
 
 What ran is recorded, not declared: every process that imports this package while KERNELBOOK_IMPORTS_DIR is set
 (the child, and any Python process it starts) writes, as it exits, the repository files of the kernelbook modules
@@ -33,6 +34,11 @@ ENGINE = frozenset(f"kernelbook{m}" for m in (
     "", ".__main__", ".cli", ".runner", ".store", ".registry", ".paths", ".provenance", ".page", ".macros",
     ".hooks", ".notebooks", ".schema"))
 TERM_GRACE_S = 5.0
+
+
+def rejected_dir() -> Path:
+    """Where a run whose data does not match its schema is kept, outside results/ (git ignores .kb-tmp/)."""
+    return paths.root() / ".kb-tmp" / "rejected"
 
 
 def loaded_files() -> list[str]:
@@ -167,7 +173,13 @@ def run_one(name: str, machine: str, timeout_s: float) -> tuple[bool, str]:
             return False, f"({e})"
         prov = {**rec["provenance"], "declared": list(exp.declared), "imported": sorted(hashes),
                 "source_hashes": hashes, "code_hash": store.combined_hash(hashes)}
-        path = store.save(name, machine, rec["data"], prov)
+        try:
+            path = store.save(name, machine, rec["data"], prov)
+        except store.StoreError as e:  # the data does not match its schema: keep the run out of results/
+            kept = store.save(name, machine, rec["data"], prov, into=rejected_dir(), check=False)
+            return False, (f"({e}; the run is kept in {paths.display(kept)}: fix the experiment or its schema, "
+                           f"then `python -m kernelbook merge {paths.display(rejected_dir())} --into results`"
+                           f"{_ended(left)})")
         return True, f"-> {paths.display(path)}{_ended(left)}"
 
 

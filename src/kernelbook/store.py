@@ -7,7 +7,8 @@ A record is {"schema": 1, "experiment", "machine", "kind", "data", "provenance"}
 names the files whose code ran (`source_hashes`: path -> hash of its bytes, recorded by the runner); the run is
 *fresh* while every one of them still hashes the same and it covers the files the registry declares, else *stale*.
 Runs of older code stay in the folder as the experiment's history; `load` returns the newest fresh run, or the
-newest run if none is fresh. Writes go to a temporary file in the same folder and are renamed into place, so an
+newest run if none is fresh, once it matches its experiment's schema (schema.py): a file that does not is corrupt,
+and never shown. Writes go to a temporary file in the same folder and are renamed into place, so an
 interrupted run never damages a stored one.
 """
 
@@ -80,6 +81,7 @@ class Result:
     path: Path
     status: str = FRESH
     changed: list[str] = field(default_factory=list)  # sources that changed since the measurement
+    record: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # the file as read
 
     @property
     def stale(self) -> bool:
@@ -212,7 +214,7 @@ def _result(exp: Experiment, machine: str, path: Path) -> Result:
     if (path.name == PUBLISHED_FILE) != (rec["kind"] == "published"):
         raise StoreError(f"{paths.display(path)}: kind {rec['kind']!r} in a file named {path.name}; published "
                          f"figures go in {PUBLISHED_FILE}, measured runs in <UTC start>.json")
-    res = Result(exp.name, machine, rec["kind"], rec["data"], rec.get("provenance", {}), path)
+    res = Result(exp.name, machine, rec["kind"], rec["data"], rec.get("provenance", {}), path, record=rec)
     if res.published:
         res.status = PUBLISHED
         return res
@@ -221,6 +223,26 @@ def _result(exp: Experiment, machine: str, path: Path) -> Result:
         raise StoreError(f"{paths.display(path)}: provenance.source_hashes is missing or not a map of file hashes")
     res.changed = changed_sources(exp, recorded)
     res.status = STALE if res.changed else FRESH
+    return res
+
+
+_valid: dict[tuple, str | None] = {}
+
+
+def check_schema(res: Result) -> Result:
+    """res, if its file holds what its experiment's schema (src/kernelbook/schemas/) describes; else StoreError naming
+    the file, the JSON path of the field and what was expected. A result is only shown once it passes."""
+    from kernelbook import schema
+
+    st = res.path.stat()
+    key = (str(res.path), st.st_mtime_ns, st.st_size, res.experiment, str(schema.SCHEMAS))
+    if key not in _valid:
+        try:
+            _valid[key] = schema.problem(res.record, res.experiment)
+        except schema.SchemaFileError as e:
+            raise StoreError(f"{paths.display(res.path)}: cannot be checked: {e}") from e
+    if _valid[key]:
+        raise StoreError(f"{paths.display(res.path)}: {_valid[key]}; re-measure or restore it from git")
     return res
 
 
@@ -247,7 +269,7 @@ def load(name: str, machine: str | None = None) -> Result:
         raise StoreError(f"{paths.display(d)}: a file where the folder of {name}'s runs belongs; move it out of the "
                          f"results folder")
     if (d / PUBLISHED_FILE).is_file():
-        return _result(exp, machine, d / PUBLISHED_FILE)
+        return check_schema(_result(exp, machine, d / PUBLISHED_FILE))
     if d.is_dir():
         strays = [p.name for p in d.glob("*.json") if not RUN_FILE.fullmatch(p.name)]
         if strays:
@@ -259,7 +281,7 @@ def load(name: str, machine: str | None = None) -> Result:
             f"no stored result for {name} on {machine} ({paths.display(d)}/); "
             f"measure it on that GPU with `python -m kernelbook run {name}`")
     fresh = [r for r in found if r.status == FRESH]
-    return (fresh or found)[-1]
+    return check_schema((fresh or found)[-1])
 
 
 def status(name: str, machine: str) -> str:
@@ -279,11 +301,14 @@ def run_id(started_utc: str) -> str:
     return digits + "Z"
 
 
-def save(name: str, machine: str, data: Any, provenance: dict[str, Any], kind: str = "measured") -> Path:
-    """Write one run (or the published record) atomically: a temp file in the target folder, fsync, rename."""
+def save(name: str, machine: str, data: Any, provenance: dict[str, Any], kind: str = "measured",
+         into: Path | None = None, check: bool = True) -> Path:
+    """Write one run (or the published record) atomically: a temp file in the target folder, fsync, rename. A
+    record that does not match its experiment's schema is refused (StoreError) and nothing is written, unless
+    check=False. `into`: a results folder other than the first one (paths.results_dir())."""
     get(name)
     paths.check_machine(machine)
-    folder = paths.results_dir() / machine / name
+    folder = (into or paths.results_dir()) / machine / name
     if kind == "published":
         path = folder / PUBLISHED_FILE
     else:
@@ -294,11 +319,27 @@ def save(name: str, machine: str, data: Any, provenance: dict[str, Any], kind: s
     rec = {"schema": SCHEMA, "experiment": name, "machine": machine, "kind": kind,
            "provenance": provenance, "data": data}
     text = json.dumps(rec, indent=1, sort_keys=False, allow_nan=False) + "\n"
+    if check:
+        from kernelbook import schema
+
+        try:
+            found = schema.problem(json.loads(text), name)
+        except schema.SchemaFileError as e:
+            raise StoreError(f"{name} on {machine} cannot be checked, nothing stored: {e}") from e
+        if found:
+            raise StoreError(f"{name} on {machine} does not match its schema, nothing stored: {found}")
+    write_atomic(path, text.encode())
+    return path
+
+
+def write_atomic(path: Path, content: bytes) -> None:
+    """path holds content, or (if interrupted) what it held before: a temp file beside it, fsync, rename."""
+    folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(content)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes it private; a results file is for everyone to read
@@ -306,4 +347,3 @@ def save(name: str, machine: str, data: Any, provenance: dict[str, Any], kind: s
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
