@@ -226,7 +226,14 @@ def _nan(path: Path) -> str:
     return "not valid JSON (NaN is not a JSON number)"
 
 
-@pytest.mark.parametrize("breakage", [_break_json, _wrong_machine, _empty, _nan])
+def _malformed(path: Path) -> str:
+    rec = json.loads(path.read_text())
+    rec["data"]["launch"]["launches"] = "many"  # valid JSON, but a string where its schema has a count
+    path.write_text(json.dumps(rec))
+    return '$.data.launch.launches is "many", expected an integer'
+
+
+@pytest.mark.parametrize("breakage", [_break_json, _wrong_machine, _empty, _nan, _malformed])
 def test_a_readers_broken_result_is_reported_and_left_off_the_site(fixture_results, capsys, breakage):
     reader_folder(fixture_results)
     bad = run_file(fixture_results, "machine.ceilings", READER)
