@@ -155,7 +155,7 @@ def test_a_machine_flag_that_is_a_path_is_refused(fixture_results, args):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["run"], "name at least one experiment, or --all"),
+    (["run"], "name at least one experiment, --all or --shard K/N"),
     (["run", "--all", "machine.ceilings"], "name experiments or give --all, not both"),
     (["run", "--all", "--timeout", "0"], "argument --timeout: '0' is not a number of seconds above zero"),
     (["run", "--all", "--timeout", "-5"], "argument --timeout: '-5' is not a number of seconds above zero"),

@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import importlib
 import json
+import math
 import os
 import signal
 import subprocess
@@ -26,7 +27,7 @@ import time
 from pathlib import Path
 
 from kernelbook import paths, store
-from kernelbook.registry import get
+from kernelbook.registry import EXPERIMENTS, Experiment, get
 
 IMPORTS_ENV = "KERNELBOOK_IMPORTS_DIR"
 # how results are stored and shown, not what is measured: editing these stales nothing
@@ -34,6 +35,28 @@ ENGINE = frozenset(f"kernelbook{m}" for m in (
     "", ".__main__", ".cli", ".runner", ".store", ".registry", ".paths", ".provenance", ".page", ".macros",
     ".hooks", ".notebooks", ".schema"))
 TERM_GRACE_S = 5.0
+
+
+PER_EXPERIMENT_S = 30  # beyond its timeout: the child's start, ending its group (TERM_GRACE_S), storing the run
+SETUP_MIN = 20  # a GPU job's own work: checkout, install, the GPU probe, uploading the results
+
+
+def shards(n: int, exps: tuple[Experiment, ...] = EXPERIMENTS) -> list[list[Experiment]]:
+    """The experiments split into n shards whose timeouts add up about alike: longest first, each to the shard with
+    the least so far (ties to the lower shard). Deterministic; each shard keeps registry order."""
+    if not 1 <= n <= len(exps):
+        raise paths.BadSetting(f"{n} shards: there are {len(exps)} experiments to split, so 1 to {len(exps)} shards")
+    totals, members = [0] * n, [[] for _ in range(n)]
+    for i in sorted(range(len(exps)), key=lambda i: (-exps[i].timeout_s, i)):
+        k = min(range(n), key=lambda j: (totals[j], j))
+        totals[k] += exps[i].timeout_s
+        members[k].append(i)
+    return [[exps[i] for i in sorted(m)] for m in members]
+
+
+def job_minutes(exps: list[Experiment]) -> int:
+    """The time limit for a job that runs these experiments: their timeouts, a margin for each, and the setup."""
+    return math.ceil((sum(e.timeout_s for e in exps) + PER_EXPERIMENT_S * len(exps)) / 60) + SETUP_MIN
 
 
 def rejected_dir() -> Path:

@@ -347,3 +347,95 @@ def write_atomic(path: Path, content: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def check_file(path: Path, name: str, machine: str) -> str | None:
+    """Why the results file at results/<machine>/<name>/<file> cannot be trusted (one line), or None: everything
+    load checks (it reads, it is this experiment's and this machine's, its name fits its kind, its schema)."""
+    try:
+        check_schema(_result(get(name), machine, path))
+    except StoreError as e:
+        return str(e)
+    return None
+
+
+@dataclass
+class MergePlan:
+    """What `merge` would do: files to copy (source, destination), files already there byte for byte, and every
+    reason to copy nothing."""
+    copy: list[tuple[Path, Path]] = field(default_factory=list)
+    same: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def plan_merge(sources: list[Path], into: Path) -> MergePlan:
+    """Read every results folder in `sources` (each holding <machine>/<experiment>/<file>.json, as results/ does)
+    and check each file as load would; a file already in `into` with other bytes is a conflict, never overwritten.
+    Temp files of a killed save are skipped, and so are files at a folder's top (notes such as PROBES.md)."""
+    plan, planned = MergePlan(), {}
+    into = into.resolve()
+    if not into.is_dir():
+        plan.problems.append(f"{into}: the folder to merge into does not exist")
+        return plan
+
+    def bad(path: Path, why: str) -> None:
+        plan.problems.append(f"{path}: {why}")
+
+    for src in sources:
+        if src.is_symlink() or not src.is_dir():
+            bad(src, "not a folder of results (one folder per machine, as results/ is)")
+            continue
+        if src.resolve() == into:
+            bad(src, "is the folder to merge into")
+            continue
+        for mdir in sorted(src.iterdir()):
+            if mdir.is_symlink():
+                bad(mdir, "a symlink; merge copies plain files and folders only")
+            elif not mdir.is_dir():
+                continue
+            elif mdir.name in BY_NAME:
+                bad(mdir, "an experiment's folder: give the results folder that holds the machine folders")
+            elif not paths.MACHINE_NAME.fullmatch(mdir.name):
+                bad(mdir, "not a machine slug (lower-case letters, digits and dashes, e.g. nvidia-h200)")
+            else:
+                for edir in sorted(mdir.iterdir()):
+                    if edir.is_symlink() or not edir.is_dir():
+                        bad(edir, "not a folder of an experiment's runs")
+                    elif edir.name not in BY_NAME:
+                        bad(edir, "not an experiment in the registry (`python -m kernelbook list` names them)")
+                    else:
+                        _plan_files(edir, mdir.name, into, plan, planned)
+    return plan
+
+
+def _plan_files(edir: Path, machine: str, into: Path, plan: MergePlan, planned: dict[Path, bytes]) -> None:
+    for f in sorted(edir.iterdir()):
+        if f.name.endswith(".tmp"):
+            continue  # left by a killed save: never a result
+        if f.is_symlink() or not f.is_file():
+            plan.problems.append(f"{f}: not a plain file; merge copies plain files only")
+            continue
+        if not (RUN_FILE.fullmatch(f.name) or f.name == PUBLISHED_FILE):
+            plan.problems.append(f"{f}: neither a run (<UTC start>.json) nor {PUBLISHED_FILE}")
+            continue
+        problem = check_file(f, edir.name, machine)
+        if problem:
+            plan.problems.append(problem)
+            continue
+        dst, content = into / machine / edir.name / f.name, f.read_bytes()
+        if dst in planned or dst.exists():
+            if (planned[dst] if dst in planned else dst.read_bytes()) != content:
+                plan.problems.append(f"{f}: {paths.display(dst)} already holds other bytes under that name; a result "
+                                     f"is never overwritten: keep one, or re-measure")
+            elif dst.exists() and dst not in planned:
+                plan.same.append(dst)
+            continue
+        planned[dst] = content
+        plan.copy.append((f, dst))
+
+
+def merge(plan: MergePlan) -> None:
+    """Carry out a plan without problems: copy each file in atomically."""
+    assert not plan.problems, plan.problems
+    for src, dst in plan.copy:
+        write_atomic(dst, src.read_bytes())
