@@ -110,6 +110,7 @@ def test_a_measure_build_on_a_machine_without_a_gpu_fails_with_one_line(tmp_path
     ({"KERNELBOOK_MODE": "sometimes"}, "KERNELBOOK_MODE='sometimes' is not a mode: use replay"),
     ({"KERNELBOOK_RESULTS": "/no/such/results"}, "KERNELBOOK_RESULTS names /no/such/results, which does not exist"),
     ({"KERNELBOOK_RESULTS": str(ROOT / "README.md")}, "which is a file, not a results folder"),
+    ({"KERNELBOOK_MACHINE": "nvidia-h20"}, "KERNELBOOK_MACHINE nvidia-h20 has no results in"),
 ])
 def test_a_build_with_a_bad_setting_fails_with_one_line(tmp_path, env, message):
     assert message in build_error(mkdocs_build(tmp_path, **env))
@@ -278,6 +279,31 @@ def test_a_corrupt_primary_result_is_never_rendered(fixture_results):
     with pytest.raises(store.StoreError, match="not a kernelbook result"):
         page.check_build()
     assert "nvidia-h200" in store.machines()  # the primary is never left off: its build must fail
+
+
+def test_a_primary_machine_without_results_is_named_with_the_ones_there(fixture_results, monkeypatch):
+    monkeypatch.setenv("KERNELBOOK_MACHINE", "nvidia-h20")  # a typo of nvidia-h200
+    with pytest.raises(paths.BadSetting, match=r"KERNELBOOK_MACHINE nvidia-h20 has no results in .*\(machines with "
+                                               r"results: nvidia-geforce-rtx-4060-laptop-gpu, nvidia-h200\)"):
+        page.check_build()
+
+
+@pytest.mark.parametrize("stray", ["machine.ceiling", "fusion.versions", "notes.txt"])
+def test_a_stray_entry_in_a_machine_folder_is_named_by_check_and_list(fixture_results, capsys, stray):
+    """A typo of an experiment's name, a renamed experiment's old folder, a file: nothing would read it."""
+    folder = fixture_results / "nvidia-h200"
+    if stray.endswith(".txt"):
+        (folder / stray).write_text("hi")
+    else:
+        shutil.copytree(folder / "machine.ceilings", folder / stray)
+    assert cli.main(["check"]) == 1
+    out = capsys.readouterr().out
+    assert f"STRAY    {folder / stray}: a {'file' if '.txt' in stray else 'folder'} that is not an experiment's " \
+           f"folder" in out
+    assert cli.main(["list"]) == 0
+    assert f"stray: {folder / stray}: " in capsys.readouterr().out
+    page.check_build()  # nothing reads it: the build goes on
+    assert "nvidia-h200" in store.machines()
 
 
 # ---- a save that was killed -------------------------------------------------------------------------------------

@@ -88,6 +88,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"{e.name:<{width}}  " + "  ".join(f"{s:<14}" for s in row))
     for line in corrupt:
         print(f"corrupt: {line}")
+    for m in machines:
+        for line in store.strays(m):
+            print(f"stray: {line}")
     print(f"\nprimary machine: {primary}  (results in {', '.join(map(str, paths.results_dirs()))})")
     return 0
 
@@ -119,13 +122,16 @@ def cmd_check(args: argparse.Namespace) -> int:
             at = str(git.get("commit") or "an unknown commit")[:12] + (" (dirty)" if git.get("dirty") else "")
             bad.append(f"OTHER    {e.name}: {paths.display(res.path)} was measured at {at}, not at "
                        f"{args.commit[:12]}")
+    bad += [f"STRAY    {line}" for line in store.strays(machine)]
     if not bad:
         print(f"kernelbook check: all {len(EXPERIMENTS)} experiments have fresh results on {machine}")
         return 0
     for line in bad:
         print(line)
-    names = " ".join(line.split()[1].rstrip(":") for line in bad)
-    print(f"\n{len(bad)} of {len(EXPERIMENTS)} need measuring on {machine}: python -m kernelbook run {names}")
+    runs = [line for line in bad if not line.startswith("STRAY")]
+    if runs:
+        names = " ".join(line.split()[1].rstrip(":") for line in runs)
+        print(f"\n{len(runs)} of {len(EXPERIMENTS)} need measuring on {machine}: python -m kernelbook run {names}")
     return 1
 
 

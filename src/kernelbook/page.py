@@ -76,6 +76,12 @@ def check_build() -> None:
         return
     if m == "auto" and _gpu_slug() == primary:
         return  # what is missing or stale gets measured
+    if primary not in store.machine_folders():
+        where = "KERNELBOOK_MACHINE" if os.environ.get("KERNELBOOK_MACHINE") is not None else "primary machine"
+        known = ", ".join(store.machine_folders()) or "none"
+        raise paths.BadSetting(f"{where} {primary} has no results in {', '.join(map(str, paths.results_dirs()))} "
+                               f"(machines with results: {known}); measure it there with `python -m kernelbook run "
+                               f"--all`, or name one of those")
     bad = []
     for e in EXPERIMENTS:
         try:

@@ -118,6 +118,23 @@ def machine_folders() -> list[str]:
     return sorted(found)
 
 
+def strays(machine: str) -> list[str]:
+    """One line for each entry of a machine's folder that is not an experiment's folder (a typo, a renamed
+    experiment's old folder, a file): nothing reads it, so it is named rather than ignored."""
+    out = []
+    for d in paths.results_dirs():
+        folder = d / machine
+        if not folder.is_dir():
+            continue
+        for p in sorted(folder.iterdir()):
+            if p.name.endswith(".tmp") or (p.is_dir() and not p.is_symlink() and p.name in BY_NAME):
+                continue
+            what = "folder" if p.is_dir() else "file"
+            out.append(f"{paths.display(p)}: a {what} that is not an experiment's folder (`python -m kernelbook list` "
+                       f"names them); rename it to one or move it out of the results folder")
+    return out
+
+
 def problems(machine: str) -> list[str]:
     """One line for each experiment whose result on `machine` cannot be shown (a corrupt file), naming the file."""
     out = []
