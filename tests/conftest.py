@@ -39,6 +39,19 @@ def fixture_results(tmp_path, monkeypatch):
     return d
 
 
+@pytest.fixture
+def toy_schema(tmp_path, monkeypatch):
+    """The schemas folder with one more: toy.exp, whose data may be any object (for tests with a toy experiment)."""
+    from kernelbook import schema
+
+    d = tmp_path / "schemas"
+    shutil.copytree(schema.HERE, d)
+    (d / "toy.exp.json").write_text('{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", '
+                                    '"$defs": {"published": {"type": "object"}}}')
+    monkeypatch.setattr(schema, "SCHEMAS", d)
+    return d
+
+
 def run_file(results: Path, name: str, machine: str = "nvidia-h200") -> Path:
     """The newest stored run of experiment `name` in a results folder (the fixtures hold one per experiment)."""
     runs = sorted((results / machine / name).glob("2*.json"))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 
 import pytest
-from conftest import run_file
+from conftest import FIXTURES, run_file
 
 from kernelbook import cli, paths, runner, store
 from kernelbook.registry import EXPERIMENTS
@@ -63,9 +64,11 @@ def test_check_names_every_missing_or_stale_result(fixture_results, capsys):
 
 
 def _fresh_runs(machine: str = "nvidia-h200") -> None:
+    """A fresh run of every experiment, with the fixture's data (which its schema describes)."""
     for e in EXPERIMENTS:
         hashes = store.file_hashes(["src/kernelbook/timing.py", *e.declared])
-        store.save(e.name, machine, {}, {"started_utc": "2026-12-31T00:00:00+00:00", "source_hashes": hashes})
+        data = json.loads(run_file(FIXTURES, e.name).read_text())["data"]
+        store.save(e.name, machine, data, {"started_utc": "2026-12-31T00:00:00+00:00", "source_hashes": hashes})
 
 
 def test_check_passes_when_all_fresh(fixture_results, capsys):
@@ -83,7 +86,9 @@ def test_check_reports_a_corrupt_file(fixture_results, capsys):
 def test_check_refuses_published_figures_in_the_primary_machines_folder(fixture_results, capsys):
     _fresh_runs()
     src = fixture_results / "nvidia-geforce-rtx-4060-laptop-gpu" / "machine.ceilings" / "published.json"
-    shutil.copy(src, fixture_results / "nvidia-h200" / "machine.ceilings" / "published.json")
+    rec = json.loads(src.read_text())
+    rec["machine"] = "nvidia-h200"  # published figures filed as the primary machine's
+    (fixture_results / "nvidia-h200" / "machine.ceilings" / "published.json").write_text(json.dumps(rec))
     assert cli.main(["check"]) == 1
     assert "MISSING  machine.ceilings: " in capsys.readouterr().out
 

@@ -18,7 +18,7 @@ TOY = Experiment("toy.exp", "unused:unused", "a toy", 30, declared=("README.md",
 
 
 @pytest.fixture
-def toy(tmp_path, monkeypatch):
+def toy(tmp_path, monkeypatch, toy_schema):
     monkeypatch.setenv("KERNELBOOK_RESULTS", str(tmp_path / "results"))
     monkeypatch.setitem(registry.BY_NAME, TOY.name, TOY)
     return tmp_path

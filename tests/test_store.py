@@ -13,7 +13,7 @@ from kernelbook.registry import Experiment
 
 
 @pytest.fixture
-def toy(tmp_path, monkeypatch):
+def toy(tmp_path, monkeypatch, toy_schema):
     """A repository root with three files; experiment 'toy.exp' declares c.txt (read as text)."""
     for name, text in (("a.py", "A = 1\n"), ("b.py", "B = 1\n"), ("c.txt", "shown\n")):
         (tmp_path / name).write_text(text)
@@ -109,10 +109,11 @@ def test_nan_is_refused_and_nothing_is_written(toy):
     (b'{"schema": 1, "kind": "measured", "data": "\xff"}', "not UTF-8 text"),
     ('{"schema": 1, "experiment": "toy.exp", "kind": "measured", "data": {}, "provenance": []}',
      "provenance is not an object"),
-    ('{"schema": 1, "experiment": "toy.exp", "kind": "measured", "data": {}, "provenance": {}}',
+    ('{"schema": 1, "experiment": "toy.exp", "machine": "gpu-x", "kind": "measured", "data": {}, "provenance": {}}',
      "provenance.source_hashes is missing"),
     ('{"schema": 1, "experiment": "toy.exp", "kind": "quoted", "data": {}}', "neither 'measured' nor 'published'"),
-    ('{"schema": 1, "experiment": "toy.exp", "kind": "published", "data": {}}', "published figures go in"),
+    ('{"schema": 1, "experiment": "toy.exp", "machine": "gpu-x", "kind": "published", "data": {}}',
+     "published figures go in"),
 ])
 def test_a_bad_file_is_one_error_naming_it(toy, content, message):
     folder = paths.results_dir() / "gpu-x" / "toy.exp"

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from kernelbook import paths, store
-from kernelbook.registry import get
+from kernelbook.registry import EXPERIMENTS, get
 
 MODES = ("replay", "measure", "auto")
 _measured: set[str] = set()
@@ -53,9 +53,44 @@ def mode() -> str:
     m = os.environ.get("KERNELBOOK_MODE")
     if m:
         if m not in MODES:
-            raise ValueError(f"KERNELBOOK_MODE={m!r}: expected one of {', '.join(MODES)}")
+            raise paths.BadSetting(f"KERNELBOOK_MODE={m!r} is not a mode: use replay (stored results), measure (the "
+                                   f"GPU runner) or auto, or unset it")
         return m
     return "auto" if _gpu_slug() == paths.primary_machine() else "replay"
+
+
+def check_build() -> None:
+    """Before a site build renders anything: the settings are usable, measure mode has the primary machine's GPU,
+    and a build that replays finds a readable result of every experiment. Raises one error with one line."""
+    primary = paths.primary_machine()
+    paths.results_dirs()
+    m = mode()
+    if m == "measure":
+        slug = _gpu_slug()
+        if slug is None:
+            raise MeasureError(f"KERNELBOOK_MODE=measure but no CUDA GPU is visible to measure {primary}'s results; "
+                               f"a build from stored results is KERNELBOOK_MODE=replay")
+        if slug != primary:
+            raise MeasureError(f"KERNELBOOK_MODE=measure on {slug}, but the site shows {primary}: measure there, or "
+                               f"set KERNELBOOK_MACHINE={slug} to build this GPU's site")
+        return
+    if m == "auto" and _gpu_slug() == primary:
+        return  # what is missing or stale gets measured
+    if primary not in store.machine_folders():
+        where = "KERNELBOOK_MACHINE" if os.environ.get("KERNELBOOK_MACHINE") is not None else "primary machine"
+        known = ", ".join(store.machine_folders()) or "none"
+        raise paths.BadSetting(f"{where} {primary} has no results in {', '.join(map(str, paths.results_dirs()))} "
+                               f"(machines with results: {known}); measure it there with `python -m kernelbook run "
+                               f"--all`, or name one of those")
+    bad = []
+    for e in EXPERIMENTS:
+        try:
+            store.load(e.name, primary)
+        except (FileNotFoundError, store.StoreError) as err:
+            bad.append(str(err))
+    if bad:
+        more = f" (and {len(bad) - 1} more: `python -m kernelbook check` lists them)" if len(bad) > 1 else ""
+        raise store.StoreError(bad[0] + more)
 
 
 def _measure(name: str, machine: str) -> None:

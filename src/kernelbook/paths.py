@@ -19,18 +19,39 @@ def root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
-def results_dirs() -> list[Path]:
+class BadSetting(ValueError):
+    """An environment variable, flag or configuration value that cannot be used; the message names it and the fix."""
+
+
+class BadMachineName(BadSetting):
+    pass
+
+
+def results_dirs(must_exist: bool = True) -> list[Path]:
     """Where results are looked up, first match wins: results/ under the root, or $KERNELBOOK_RESULTS, a
     colon-separated list (a preview with fixtures uses `tests/fixtures/results:results`). New results go to the
-    first."""
+    first. A folder KERNELBOOK_RESULTS names must exist (`must_exist=False`: the first may be created by a save)."""
     env = os.environ.get("KERNELBOOK_RESULTS")
     if not env:
         return [root() / "results"]
-    return [Path(p).resolve() for p in env.split(os.pathsep) if p]
+    dirs = [Path(p).resolve() for p in env.split(os.pathsep) if p]
+    if not dirs:
+        raise BadSetting(f"KERNELBOOK_RESULTS={env!r} names no folder; unset it to use results/, or name a results "
+                         f"folder (one sub-folder per machine)")
+    for i, d in enumerate(dirs):
+        if d.exists() and not d.is_dir():
+            raise BadSetting(f"KERNELBOOK_RESULTS names {d}, which is a file, not a results folder; point it at a "
+                             f"folder holding <machine>/<experiment>/ (e.g. results)")
+        if not d.exists() and (must_exist or i > 0):
+            raise BadSetting(f"KERNELBOOK_RESULTS names {d}, which does not exist; point it at a results folder "
+                             f"(e.g. results), or unset it")
+    return dirs
 
 
 def results_dir() -> Path:
-    return results_dirs()[0]
+    """Where new results are saved: the first results folder (created by the save if KERNELBOOK_RESULTS names a
+    folder that does not exist yet)."""
+    return results_dirs(must_exist=False)[0]
 
 
 @cache
@@ -42,10 +63,6 @@ def _pyproject(path: Path) -> dict:
 
 
 MACHINE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # a slug: results/<machine>/ and nothing outside it
-
-
-class BadMachineName(ValueError):
-    pass
 
 
 def check_machine(name: str, where: str = "machine name") -> str:

@@ -2,7 +2,8 @@
 
 The experiment runs in a child process that leads a process group of its own (`start_new_session`), so a hang, an
 out-of-memory kill or a crash stays contained, and a timeout or a failure ends the whole group, the processes the
-experiment started included. Nothing is stored unless the child finished cleanly.
+experiment started included. Nothing is stored unless the child finished cleanly and its data matches the
+experiment's schema (schema.py); a run that does not is kept in .kb-tmp/rejected/, never in results/.
 
 What ran is recorded, not declared: every process that imports this package while KERNELBOOK_IMPORTS_DIR is set
 (the child, and any Python process it starts) writes, as it exits, the repository files of the kernelbook modules
@@ -16,6 +17,7 @@ from __future__ import annotations
 import atexit
 import importlib
 import json
+import math
 import os
 import signal
 import subprocess
@@ -25,7 +27,7 @@ import time
 from pathlib import Path
 
 from kernelbook import paths, store
-from kernelbook.registry import get
+from kernelbook.registry import EXPERIMENTS, Experiment, get
 
 IMPORTS_ENV = "KERNELBOOK_IMPORTS_DIR"
 # how results are stored and shown, not what is measured: editing these stales nothing
@@ -33,6 +35,33 @@ ENGINE = frozenset(f"kernelbook{m}" for m in (
     "", ".__main__", ".cli", ".runner", ".store", ".registry", ".paths", ".provenance", ".page", ".macros",
     ".hooks", ".notebooks", ".schema"))
 TERM_GRACE_S = 5.0
+
+
+PER_EXPERIMENT_S = 30  # beyond its timeout: the child's start, ending its group (TERM_GRACE_S), storing the run
+SETUP_MIN = 20  # a GPU job's own work: checkout, install, the GPU probe, uploading the results
+
+
+def shards(n: int, exps: tuple[Experiment, ...] = EXPERIMENTS) -> list[list[Experiment]]:
+    """The experiments split into n shards whose timeouts add up about alike: longest first, each to the shard with
+    the least so far (ties to the lower shard). Deterministic; each shard keeps registry order."""
+    if not 1 <= n <= len(exps):
+        raise paths.BadSetting(f"{n} shards: there are {len(exps)} experiments to split, so 1 to {len(exps)} shards")
+    totals, members = [0] * n, [[] for _ in range(n)]
+    for i in sorted(range(len(exps)), key=lambda i: (-exps[i].timeout_s, i)):
+        k = min(range(n), key=lambda j: (totals[j], j))
+        totals[k] += exps[i].timeout_s
+        members[k].append(i)
+    return [[exps[i] for i in sorted(m)] for m in members]
+
+
+def job_minutes(exps: list[Experiment]) -> int:
+    """The time limit for a job that runs these experiments: their timeouts, a margin for each, and the setup."""
+    return math.ceil((sum(e.timeout_s for e in exps) + PER_EXPERIMENT_S * len(exps)) / 60) + SETUP_MIN
+
+
+def rejected_dir() -> Path:
+    """Where a run whose data does not match its schema is kept, outside results/ (git ignores .kb-tmp/)."""
+    return paths.root() / ".kb-tmp" / "rejected"
 
 
 def loaded_files() -> list[str]:
@@ -167,7 +196,13 @@ def run_one(name: str, machine: str, timeout_s: float) -> tuple[bool, str]:
             return False, f"({e})"
         prov = {**rec["provenance"], "declared": list(exp.declared), "imported": sorted(hashes),
                 "source_hashes": hashes, "code_hash": store.combined_hash(hashes)}
-        path = store.save(name, machine, rec["data"], prov)
+        try:
+            path = store.save(name, machine, rec["data"], prov)
+        except store.StoreError as e:  # the data does not match its schema: keep the run out of results/
+            kept = store.save(name, machine, rec["data"], prov, into=rejected_dir(), check=False)
+            return False, (f"({e}; the run is kept in {paths.display(kept)}: fix the experiment or its schema, "
+                           f"then `python -m kernelbook merge {paths.display(rejected_dir())} --into results`"
+                           f"{_ended(left)})")
         return True, f"-> {paths.display(path)}{_ended(left)}"
 
 

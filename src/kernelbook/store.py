@@ -7,7 +7,8 @@ A record is {"schema": 1, "experiment", "machine", "kind", "data", "provenance"}
 names the files whose code ran (`source_hashes`: path -> hash of its bytes, recorded by the runner); the run is
 *fresh* while every one of them still hashes the same and it covers the files the registry declares, else *stale*.
 Runs of older code stay in the folder as the experiment's history; `load` returns the newest fresh run, or the
-newest run if none is fresh. Writes go to a temporary file in the same folder and are renamed into place, so an
+newest run if none is fresh, once it matches its experiment's schema (schema.py): a file that does not is corrupt,
+and never shown. Writes go to a temporary file in the same folder and are renamed into place, so an
 interrupted run never damages a stored one.
 """
 
@@ -17,13 +18,14 @@ import hashlib
 import json
 import os
 import re
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kernelbook import paths
-from kernelbook.registry import Experiment, get
+from kernelbook.registry import BY_NAME, Experiment, get
 
 SCHEMA = 1
 FRESH, STALE, MISSING, PUBLISHED, CORRUPT = "fresh", "stale", "missing", "published", "corrupt"
@@ -79,6 +81,7 @@ class Result:
     path: Path
     status: str = FRESH
     changed: list[str] = field(default_factory=list)  # sources that changed since the measurement
+    record: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # the file as read
 
     @property
     def stale(self) -> bool:
@@ -106,7 +109,8 @@ def experiment_dir(machine: str, name: str) -> Path:
     return experiment_dirs(machine, name)[0]
 
 
-def machines() -> list[str]:
+def machine_folders() -> list[str]:
+    """Every machine with a folder in a results folder, whether its results can be read or not (what `list` shows)."""
     found = set()
     for d in paths.results_dirs():
         if d.is_dir():
@@ -114,15 +118,96 @@ def machines() -> list[str]:
     return sorted(found)
 
 
+def strays(machine: str) -> list[str]:
+    """One line for each entry of a machine's folder that is not an experiment's folder (a typo, a renamed
+    experiment's old folder, a file): nothing reads it, so it is named rather than ignored."""
+    out = []
+    for d in paths.results_dirs():
+        folder = d / machine
+        if not folder.is_dir():
+            continue
+        for p in sorted(folder.iterdir()):
+            if p.name.endswith(".tmp") or (p.is_dir() and not p.is_symlink() and p.name in BY_NAME):
+                continue
+            what = "folder" if p.is_dir() else "file"
+            out.append(f"{paths.display(p)}: a {what} that is not an experiment's folder (`python -m kernelbook list` "
+                       f"names them); rename it to one or move it out of the results folder")
+    return out
+
+
+def problems(machine: str) -> list[str]:
+    """One line for each experiment whose result on `machine` cannot be shown (a corrupt file), naming the file."""
+    out = []
+    for name in sorted(BY_NAME):
+        try:
+            load(name, machine)
+        except FileNotFoundError:
+            continue
+        except StoreError as e:
+            out.append(str(e))
+    return out
+
+
+def _fingerprint(machine: str) -> tuple:
+    """What the files of `machine` look like on disk: a result's readability can only change with this."""
+    seen = []
+    for d in paths.results_dirs():
+        for dirpath, dirnames, filenames in os.walk(d / machine):
+            dirnames.sort()
+            for f in sorted(filenames):
+                try:
+                    st = os.stat(os.path.join(dirpath, f))
+                except OSError:
+                    continue
+                seen.append((dirpath, f, st.st_mtime_ns, st.st_size))
+    return tuple(sorted(BY_NAME)), tuple(seen)
+
+
+_readable: dict[str, tuple[tuple, list[str]]] = {}
+
+
+def machines() -> list[str]:
+    """The machines the site shows: the primary whatever the state of its results (a corrupt one must fail the
+    build, not vanish), and every other machine whose results can all be read. A machine left off is named once on
+    stderr; `python -m kernelbook check --machine M` lists its problems, `list` marks them corrupt."""
+    primary = paths.primary_machine()
+    out = []
+    for m in machine_folders():
+        if m != primary:
+            key = _fingerprint(m)
+            if _readable.get(m, (None,))[0] != key:
+                found = problems(m)
+                _readable[m] = (key, found)
+                if found:
+                    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+                    print(f"kernelbook: {m} left off the site, a result cannot be read: {found[0]}{more}; "
+                          f"`python -m kernelbook check --machine {m}` lists every problem", file=sys.stderr,
+                          flush=True)
+            if _readable[m][1]:
+                continue
+        out.append(m)
+    return out
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _read(path: Path) -> dict:
     try:
-        rec = json.loads(path.read_bytes().decode("utf-8"))
+        raw = path.read_bytes()
+        if not raw.strip():
+            raise StoreError(f"{paths.display(path)}: empty file (a run cut off while it was written?); re-measure "
+                             f"or restore it from git")
+        rec = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except UnicodeDecodeError as e:
         raise StoreError(f"{paths.display(path)}: not UTF-8 text (byte {e.start}); re-measure or restore it from "
                          f"git") from e
     except json.JSONDecodeError as e:
         raise StoreError(f"{paths.display(path)}: not valid JSON ({e.msg}, line {e.lineno}); re-measure or restore "
                          f"it from git") from e
+    except ValueError as e:  # NaN or Infinity: Python writes them, JSON has no such numbers
+        raise StoreError(f"{paths.display(path)}: not valid JSON ({e}); re-measure or restore it from git") from e
     except OSError as e:
         raise StoreError(f"{paths.display(path)}: cannot be read ({e.strerror})") from e
     if not isinstance(rec, dict) or rec.get("schema") != SCHEMA or "data" not in rec or "kind" not in rec:
@@ -140,10 +225,13 @@ def _result(exp: Experiment, machine: str, path: Path) -> Result:
     named = rec.get("experiment")
     if named not in (exp.name, *exp.previous):
         raise StoreError(f"{paths.display(path)}: holds experiment {named!r}, not {exp.name!r}")
+    if rec.get("machine") != machine:
+        raise StoreError(f"{paths.display(path)}: holds a result of machine {rec.get('machine')!r}, not {machine!r} "
+                         f"(copied from another machine's folder?); move it to that machine's folder or re-measure")
     if (path.name == PUBLISHED_FILE) != (rec["kind"] == "published"):
         raise StoreError(f"{paths.display(path)}: kind {rec['kind']!r} in a file named {path.name}; published "
                          f"figures go in {PUBLISHED_FILE}, measured runs in <UTC start>.json")
-    res = Result(exp.name, machine, rec["kind"], rec["data"], rec.get("provenance", {}), path)
+    res = Result(exp.name, machine, rec["kind"], rec["data"], rec.get("provenance", {}), path, record=rec)
     if res.published:
         res.status = PUBLISHED
         return res
@@ -155,12 +243,35 @@ def _result(exp: Experiment, machine: str, path: Path) -> Result:
     return res
 
 
+_valid: dict[tuple, str | None] = {}
+
+
+def check_schema(res: Result) -> Result:
+    """res, if its file holds what its experiment's schema (src/kernelbook/schemas/) describes; else StoreError naming
+    the file, the JSON path of the field and what was expected. A result is only shown once it passes."""
+    from kernelbook import schema
+
+    st = res.path.stat()
+    key = (str(res.path), st.st_mtime_ns, st.st_size, res.experiment, str(schema.SCHEMAS))
+    if key not in _valid:
+        try:
+            _valid[key] = schema.problem(res.record, res.experiment)
+        except schema.SchemaFileError as e:
+            raise StoreError(f"{paths.display(res.path)}: cannot be checked: {e}") from e
+    if _valid[key]:
+        raise StoreError(f"{paths.display(res.path)}: {_valid[key]}; re-measure or restore it from git")
+    return res
+
+
 def runs(name: str, machine: str | None = None) -> list[Result]:
     """Every stored run of `name` on `machine`, oldest first, each with its fresh/stale status (published records
     are not runs)."""
     exp = get(name)
     machine = paths.primary_machine() if machine is None else machine
     d = experiment_dir(machine, name)
+    if d.exists() and not d.is_dir():
+        raise StoreError(f"{paths.display(d)}: a file where the folder of {name}'s runs belongs; move it out of the "
+                         f"results folder")
     files = sorted(p for p in d.glob("*.json") if RUN_FILE.fullmatch(p.name)) if d.is_dir() else []
     return [_result(exp, machine, p) for p in files]
 
@@ -171,8 +282,11 @@ def load(name: str, machine: str | None = None) -> Result:
     exp = get(name)
     machine = paths.primary_machine() if machine is None else machine
     d = experiment_dir(machine, name)
+    if d.exists() and not d.is_dir():
+        raise StoreError(f"{paths.display(d)}: a file where the folder of {name}'s runs belongs; move it out of the "
+                         f"results folder")
     if (d / PUBLISHED_FILE).is_file():
-        return _result(exp, machine, d / PUBLISHED_FILE)
+        return check_schema(_result(exp, machine, d / PUBLISHED_FILE))
     if d.is_dir():
         strays = [p.name for p in d.glob("*.json") if not RUN_FILE.fullmatch(p.name)]
         if strays:
@@ -184,7 +298,7 @@ def load(name: str, machine: str | None = None) -> Result:
             f"no stored result for {name} on {machine} ({paths.display(d)}/); "
             f"measure it on that GPU with `python -m kernelbook run {name}`")
     fresh = [r for r in found if r.status == FRESH]
-    return (fresh or found)[-1]
+    return check_schema((fresh or found)[-1])
 
 
 def status(name: str, machine: str) -> str:
@@ -204,11 +318,14 @@ def run_id(started_utc: str) -> str:
     return digits + "Z"
 
 
-def save(name: str, machine: str, data: Any, provenance: dict[str, Any], kind: str = "measured") -> Path:
-    """Write one run (or the published record) atomically: a temp file in the target folder, fsync, rename."""
+def save(name: str, machine: str, data: Any, provenance: dict[str, Any], kind: str = "measured",
+         into: Path | None = None, check: bool = True) -> Path:
+    """Write one run (or the published record) atomically: a temp file in the target folder, fsync, rename. A
+    record that does not match its experiment's schema is refused (StoreError) and nothing is written, unless
+    check=False. `into`: a results folder other than the first one (paths.results_dir())."""
     get(name)
     paths.check_machine(machine)
-    folder = paths.results_dir() / machine / name
+    folder = (into or paths.results_dir()) / machine / name
     if kind == "published":
         path = folder / PUBLISHED_FILE
     else:
@@ -219,11 +336,27 @@ def save(name: str, machine: str, data: Any, provenance: dict[str, Any], kind: s
     rec = {"schema": SCHEMA, "experiment": name, "machine": machine, "kind": kind,
            "provenance": provenance, "data": data}
     text = json.dumps(rec, indent=1, sort_keys=False, allow_nan=False) + "\n"
+    if check:
+        from kernelbook import schema
+
+        try:
+            found = schema.problem(json.loads(text), name)
+        except schema.SchemaFileError as e:
+            raise StoreError(f"{name} on {machine} cannot be checked, nothing stored: {e}") from e
+        if found:
+            raise StoreError(f"{name} on {machine} does not match its schema, nothing stored: {found}")
+    write_atomic(path, text.encode())
+    return path
+
+
+def write_atomic(path: Path, content: bytes) -> None:
+    """path holds content, or (if interrupted) what it held before: a temp file beside it, fsync, rename."""
+    folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(content)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes it private; a results file is for everyone to read
@@ -231,4 +364,95 @@ def save(name: str, machine: str, data: Any, provenance: dict[str, Any], kind: s
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
+
+
+def check_file(path: Path, name: str, machine: str) -> str | None:
+    """Why the results file at results/<machine>/<name>/<file> cannot be trusted (one line), or None: everything
+    load checks (it reads, it is this experiment's and this machine's, its name fits its kind, its schema)."""
+    try:
+        check_schema(_result(get(name), machine, path))
+    except StoreError as e:
+        return str(e)
+    return None
+
+
+@dataclass
+class MergePlan:
+    """What `merge` would do: files to copy (source, destination), files already there byte for byte, and every
+    reason to copy nothing."""
+    copy: list[tuple[Path, Path]] = field(default_factory=list)
+    same: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def plan_merge(sources: list[Path], into: Path) -> MergePlan:
+    """Read every results folder in `sources` (each holding <machine>/<experiment>/<file>.json, as results/ does)
+    and check each file as load would; a file already in `into` with other bytes is a conflict, never overwritten.
+    Temp files of a killed save are skipped, and so are files at a folder's top (notes such as PROBES.md)."""
+    plan, planned = MergePlan(), {}
+    into = into.resolve()
+    if not into.is_dir():
+        plan.problems.append(f"{into}: the folder to merge into does not exist")
+        return plan
+
+    def bad(path: Path, why: str) -> None:
+        plan.problems.append(f"{path}: {why}")
+
+    for src in sources:
+        if src.is_symlink() or not src.is_dir():
+            bad(src, "not a folder of results (one folder per machine, as results/ is)")
+            continue
+        if src.resolve() == into:
+            bad(src, "is the folder to merge into")
+            continue
+        for mdir in sorted(src.iterdir()):
+            if mdir.is_symlink():
+                bad(mdir, "a symlink; merge copies plain files and folders only")
+            elif not mdir.is_dir():
+                continue
+            elif mdir.name in BY_NAME:
+                bad(mdir, "an experiment's folder: give the results folder that holds the machine folders")
+            elif not paths.MACHINE_NAME.fullmatch(mdir.name):
+                bad(mdir, "not a machine slug (lower-case letters, digits and dashes, e.g. nvidia-h200)")
+            else:
+                for edir in sorted(mdir.iterdir()):
+                    if edir.is_symlink() or not edir.is_dir():
+                        bad(edir, "not a folder of an experiment's runs")
+                    elif edir.name not in BY_NAME:
+                        bad(edir, "not an experiment in the registry (`python -m kernelbook list` names them)")
+                    else:
+                        _plan_files(edir, mdir.name, into, plan, planned)
+    return plan
+
+
+def _plan_files(edir: Path, machine: str, into: Path, plan: MergePlan, planned: dict[Path, bytes]) -> None:
+    for f in sorted(edir.iterdir()):
+        if f.name.endswith(".tmp"):
+            continue  # left by a killed save: never a result
+        if f.is_symlink() or not f.is_file():
+            plan.problems.append(f"{f}: not a plain file; merge copies plain files only")
+            continue
+        if not (RUN_FILE.fullmatch(f.name) or f.name == PUBLISHED_FILE):
+            plan.problems.append(f"{f}: neither a run (<UTC start>.json) nor {PUBLISHED_FILE}")
+            continue
+        problem = check_file(f, edir.name, machine)
+        if problem:
+            plan.problems.append(problem)
+            continue
+        dst, content = into / machine / edir.name / f.name, f.read_bytes()
+        if dst in planned or dst.exists():
+            if (planned[dst] if dst in planned else dst.read_bytes()) != content:
+                plan.problems.append(f"{f}: {paths.display(dst)} already holds other bytes under that name; a result "
+                                     f"is never overwritten: keep one, or re-measure")
+            elif dst.exists() and dst not in planned:
+                plan.same.append(dst)
+            continue
+        planned[dst] = content
+        plan.copy.append((f, dst))
+
+
+def merge(plan: MergePlan) -> None:
+    """Carry out a plan without problems: copy each file in atomically."""
+    assert not plan.problems, plan.problems
+    for src, dst in plan.copy:
+        write_atomic(dst, src.read_bytes())
