@@ -66,13 +66,7 @@ def check_build() -> None:
     paths.results_dirs()
     m = mode()
     if m == "measure":
-        slug = _gpu_slug()
-        if slug is None:
-            raise MeasureError(f"KERNELBOOK_MODE=measure but no CUDA GPU is visible to measure {primary}'s results; "
-                               f"a build from stored results is KERNELBOOK_MODE=replay")
-        if slug != primary:
-            raise MeasureError(f"KERNELBOOK_MODE=measure on {slug}, but the site shows {primary}: measure there, or "
-                               f"set KERNELBOOK_MACHINE={slug} to build this GPU's site")
+        _require_gpu_of(primary, f"{primary}'s results")
         return
     if m == "auto" and _gpu_slug() == primary:
         return  # what is missing or stale gets measured
@@ -91,6 +85,17 @@ def check_build() -> None:
     if bad:
         more = f" (and {len(bad) - 1} more: `python -m kernelbook check` lists them)" if len(bad) > 1 else ""
         raise store.StoreError(bad[0] + more)
+
+
+def _require_gpu_of(machine: str, what: str) -> None:
+    """Measure mode needs this machine's GPU: none, or another, stops the build rather than replay old numbers."""
+    slug = _gpu_slug()
+    if slug is None:
+        raise MeasureError(f"KERNELBOOK_MODE=measure but no CUDA GPU is visible to measure {what}; a build from "
+                           f"stored results is KERNELBOOK_MODE=replay")
+    if slug != machine:
+        raise MeasureError(f"KERNELBOOK_MODE=measure on {slug}, but the site shows {machine}: measure there, or set "
+                           f"KERNELBOOK_MACHINE={slug} to build this GPU's site")
 
 
 def _measure(name: str, machine: str) -> None:
@@ -112,12 +117,7 @@ def _wants_measuring(name: str, machine: str) -> bool:
     if m == "measure":
         if machine != paths.primary_machine():
             return False  # other machines' columns are shown as stored
-        if slug is None:
-            raise MeasureError(f"KERNELBOOK_MODE=measure but no CUDA GPU is visible to measure {name}; a build "
-                               f"from stored results is KERNELBOOK_MODE=replay")
-        if slug != machine:
-            raise MeasureError(f"KERNELBOOK_MODE=measure on {slug}, but the site shows {machine}: measure there, or "
-                               f"set KERNELBOOK_MACHINE={slug} to build this GPU's site")
+        _require_gpu_of(machine, name)
         return True
     return slug == machine and store.status(name, machine) in (store.MISSING, store.STALE)
 

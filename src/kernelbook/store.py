@@ -263,15 +263,21 @@ def check_schema(res: Result) -> Result:
     return res
 
 
+def _runs_folder(machine: str, name: str) -> Path:
+    """experiment_dir, refusing a file that sits where the folder belongs."""
+    d = experiment_dir(machine, name)
+    if d.exists() and not d.is_dir():
+        raise StoreError(f"{paths.display(d)}: a file where the folder of {name}'s runs belongs; move it out of the "
+                         f"results folder")
+    return d
+
+
 def runs(name: str, machine: str | None = None) -> list[Result]:
     """Every stored run of `name` on `machine`, oldest first, each with its fresh/stale status (published records
     are not runs)."""
     exp = get(name)
     machine = paths.primary_machine() if machine is None else machine
-    d = experiment_dir(machine, name)
-    if d.exists() and not d.is_dir():
-        raise StoreError(f"{paths.display(d)}: a file where the folder of {name}'s runs belongs; move it out of the "
-                         f"results folder")
+    d = _runs_folder(machine, name)
     files = sorted(p for p in d.glob("*.json") if RUN_FILE.fullmatch(p.name)) if d.is_dir() else []
     return [_result(exp, machine, p) for p in files]
 
@@ -281,10 +287,7 @@ def load(name: str, machine: str | None = None) -> Result:
     machine's are published, else its newest fresh run, else its newest run (stale)."""
     exp = get(name)
     machine = paths.primary_machine() if machine is None else machine
-    d = experiment_dir(machine, name)
-    if d.exists() and not d.is_dir():
-        raise StoreError(f"{paths.display(d)}: a file where the folder of {name}'s runs belongs; move it out of the "
-                         f"results folder")
+    d = _runs_folder(machine, name)
     if (d / PUBLISHED_FILE).is_file():
         return check_schema(_result(exp, machine, d / PUBLISHED_FILE))
     if d.is_dir():
