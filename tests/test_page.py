@@ -92,3 +92,25 @@ def test_results_lists_primary_first(fixture_results):
 def test_table_refuses_an_align_string_of_the_wrong_length():
     with pytest.raises(ValueError, match="3 letters for 2 columns"):
         page.table(["a", "b"], [[1, 2]], align="lrr")
+
+
+def test_fresh_runs_are_every_run_of_the_current_code(fixture_results):
+    import json
+
+    from conftest import run_file
+
+    from kernelbook import store
+
+    first = run_file(fixture_results, "machine.ceilings")
+    rec = json.loads(first.read_text())
+    rec["provenance"]["source_hashes"] = store.file_hashes(["src/kernelbook/timing.py"])
+    first.write_text(json.dumps(rec))
+    later = first.with_name("20260102T000000Z.json")
+    rec["data"]["launch"]["speedup"] = 6.0
+    later.write_text(json.dumps(rec))
+    older = first.with_name("20251231T000000Z.json")  # a run of other code: history, not a run of this code
+    rec["provenance"]["source_hashes"] = {"src/kernelbook/timing.py": "0" * 16}
+    older.write_text(json.dumps(rec))
+    runs = page.fresh_runs("machine.ceilings")
+    assert [r.path.name for r in runs] == [first.name, later.name] and runs[-1].data["launch"]["speedup"] == 6.0
+    assert page.fresh_runs("machine.ceilings", "nvidia-geforce-rtx-4060-laptop-gpu")[0].published

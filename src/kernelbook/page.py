@@ -135,6 +135,20 @@ def result(name: str, machine: str | None = None) -> store.Result:
     return res
 
 
+def fresh_runs(name: str, machine: str | None = None) -> list[store.Result]:
+    """Every stored run of the current code of `name` on `machine` (default: the primary), oldest first: what a
+    verdict that must hold in every run reads. At least one, since the page's result is measured first where the
+    mode says so; each counts as shown on the page."""
+    machine = paths.primary_machine() if machine is None else machine
+    shown_one = result(name, machine)
+    if shown_one.published:
+        return [shown_one]
+    found = [store.check_schema(r) for r in store.runs(name, machine) if r.status == store.FRESH] or [shown_one]
+    for res in found:
+        note(res)
+    return found
+
+
 def note(res: store.Result) -> None:
     """Count res as shown by whatever is being built (the current page, or a reading() block)."""
     for seen in _shown:
