@@ -74,3 +74,14 @@ def test_compiled_differs_reads_every_output(data):
     assert not F.from_data(**data).compiled_differs
     comp["swiglu"]["differ"] = 7
     assert F.from_data(**data).compiled_differs
+
+
+def test_fused_faster_follows_the_times(data):
+    f = F.from_data(**data)
+    assert f.norm_fused_faster and f.swiglu_fused_faster  # the fixture's kernels beat eager
+    eager, triton = _version(data, "add_rmsnorm", "eager"), _version(data, "add_rmsnorm", "triton")
+    assert f.norm_bytes_ratio == pytest.approx(eager["bytes_moved"] / triton["bytes_moved"])
+    triton["speedup"] = 0.9
+    _version(data, "swiglu", "triton")["time"]["median"] = 1.2 * _version(data, "swiglu", "eager")["time"]["median"]
+    f = F.from_data(**data)
+    assert not f.norm_fused_faster and not f.swiglu_fused_faster and f.swiglu_cut == pytest.approx(-0.2)

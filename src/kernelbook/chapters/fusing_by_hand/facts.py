@@ -35,7 +35,10 @@ class Facts:
     norm_eager_ms: float
     norm_triton_ms: float
     norm_speedup: float  # eager time over the Triton kernel's
+    norm_fused_faster: bool  # the Triton kernel beat the Qwen2 code
     swiglu_cut: float  # share of eager SwiGLU's time the fused kernel takes off
+    swiglu_fused_faster: bool  # ... a positive share
+    norm_bytes_ratio: float  # bytes the Qwen2 code moved over the bytes the Triton kernel moved
     laptop_norm_speedup: float
     laptop_swiglu_cut: float
     rms_norm_kernels: int
@@ -100,7 +103,10 @@ def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versio
         gpu=gpu, rows=versions["shape"][0], hidden=versions["shape"][1],
         norm_eager_ms=ms[("add_rmsnorm", "eager")], norm_triton_ms=ms[("add_rmsnorm", "triton")],
         norm_speedup=v[("add_rmsnorm", "triton")]["speedup"],
+        norm_fused_faster=v[("add_rmsnorm", "triton")]["speedup"] > 1,
         swiglu_cut=1 - ms[("swiglu", "triton")] / ms[("swiglu", "eager")],
+        swiglu_fused_faster=ms[("swiglu", "triton")] < ms[("swiglu", "eager")],
+        norm_bytes_ratio=v[("add_rmsnorm", "eager")]["bytes_moved"] / v[("add_rmsnorm", "triton")]["bytes_moved"],
         laptop_norm_speedup=laptop_versions["add_rmsnorm_speedup"],
         laptop_swiglu_cut=laptop_versions["swiglu_time_cut"],
         rms_norm_kernels=v[("add_rmsnorm", "rms_norm")]["kernels"],
