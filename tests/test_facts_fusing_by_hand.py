@@ -67,6 +67,14 @@ def test_exactness_verdicts_follow_every_shape(data):
     assert not f.swiglu_exact and f.swiglu_max_steps == 3
 
 
+def test_y_differences_are_counted_over_every_shape(data):
+    cases = data["exactness"]["triton"]
+    for i, c in enumerate(cases):
+        c["y"]["differ"], c["y"]["elements"] = i, 100
+    f = F.from_data(**data)
+    assert f.y_differ == sum(range(len(cases))) and f.y_elements == 100 * len(cases)
+
+
 def test_compiled_differs_reads_every_output(data):
     comp = data["exactness"]["compiled"]
     for k in ("h", "y", "swiglu"):
