@@ -29,6 +29,7 @@ def test_the_fixture_reads_as_stored(data):
     assert f.swiglu_cut == pytest.approx(1 - _version(data, "swiglu", "triton")["time"]["median"]
                                          / _version(data, "swiglu", "eager")["time"]["median"])
     assert f.laptop_norm_speedup == 5.2 and f.tie_limit == 0.002
+    assert f.rounds == data["versions"]["rounds"] and f.round_s == data["versions"]["rep_ms"] / 1e3
     shares = [v["share_of_copy"] for v in data["versions"]["versions"] if v["share_of_copy"]]
     assert (f.share_low, f.share_high) == (min(shares), max(shares))
     assert F.facts().gpu == "H200"

@@ -31,6 +31,8 @@ class Facts:
     gpu: str  # "H200"
     rows: int
     hidden: int
+    rounds: int  # interleaved do_bench rounds behind each version's time
+    round_s: float  # do_bench's repetition time per round, seconds
     # fusion's gain
     norm_eager_ms: float
     norm_triton_ms: float
@@ -101,7 +103,8 @@ def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versio
     y_steps = max(c["y"]["max_steps"] for c in cases)
     sw_steps = max(c["swiglu"]["max_steps"] for c in cases)
     return Facts(
-        gpu=gpu, rows=versions["shape"][0], hidden=versions["shape"][1],
+        gpu=gpu, rows=versions["shape"][0], hidden=versions["shape"][1], rounds=versions["rounds"],
+        round_s=versions["rep_ms"] / 1e3,
         norm_eager_ms=ms[("add_rmsnorm", "eager")], norm_triton_ms=ms[("add_rmsnorm", "triton")],
         norm_speedup=v[("add_rmsnorm", "triton")]["speedup"],
         norm_fused_faster=v[("add_rmsnorm", "triton")]["speedup"] > 1,
