@@ -15,7 +15,8 @@ def data(fixture_results):
     load = lambda name, m=None: copy.deepcopy(page.result(name, m).data)  # noqa: E731
     return {"versions": load("fusing_by_hand.versions"), "exactness": load("fusing_by_hand.exactness"),
             "laptop_versions": load("fusing_by_hand.versions", F.LAPTOP),
-            "laptop_exactness": load("fusing_by_hand.exactness", F.LAPTOP), "gpu": "H200"}
+            "laptop_exactness": load("fusing_by_hand.exactness", F.LAPTOP),
+            "ceilings": load("machine.ceilings"), "eager_bytes": load("memory_bound.eager_bytes"), "gpu": "H200"}
 
 
 def _version(d, op, key):
@@ -40,9 +41,27 @@ def test_all_near_copy_follows_the_slowest_version(data):
         if v["share_of_copy"]:
             v["share_of_copy"] = 0.95
     assert F.from_data(**data).all_near_copy
-    _version(data, "add_rmsnorm", "eager")["share_of_copy"] = F.NEAR_COPY - 0.01
     f = F.from_data(**data)
-    assert not f.all_near_copy and f.eager_share_high == 0.95  # rms_norm is the better eager version now
+    assert f.slow_versions == 0 and f.versions_counted == len(data["versions"]["versions"])
+    _version(data, "add_rmsnorm", "eager")["share_of_copy"] = F.NEAR_COPY - 0.01
+    _version(data, "swiglu", "eager")["share_of_copy"] = F.NEAR_COPY - 0.02
+    f = F.from_data(**data)
+    assert not f.all_near_copy and f.slow_versions == 2
+    assert f.slowest_label == F.LABELS[("swiglu", "eager")] and f.share_low == F.NEAR_COPY - 0.02
+    assert f.norm_eager_share == F.NEAR_COPY - 0.01 and f.norm_triton_share == 0.95
+
+
+def test_far_below_the_ridge_only_at_fifty_times(data):
+    f = F.from_data(**data)
+    assert f.ridge == pytest.approx(data["ceilings"]["matmul"]["tflops"] * 1e3 / data["versions"]["copy"]["gbps"])
+    triton = _version(data, "swiglu", "triton")  # the fewest bytes for the most FLOP per element
+    assert f.intensity_high == pytest.approx(data["eager_bytes"]["swiglu_intensity"]["flop_per_elem"]
+                                             / triton["bytes_per_elem"])
+    at_the_limit = F.FAR_BELOW * f.intensity_high * data["versions"]["copy"]["gbps"] / 1e3  # TFLOP/s
+    data["ceilings"]["matmul"]["tflops"] = 1.001 * at_the_limit
+    assert F.from_data(**data).far_below_ridge
+    data["ceilings"]["matmul"]["tflops"] = 0.999 * at_the_limit
+    assert not F.from_data(**data).far_below_ridge
 
 
 @pytest.mark.parametrize("compiled_ms, verdict", [(1.001, "tied"), (1.05, "slower"), (0.95, "faster")])
