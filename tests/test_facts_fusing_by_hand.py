@@ -15,7 +15,8 @@ def data(fixture_results):
     load = lambda name, m=None: copy.deepcopy(page.result(name, m).data)  # noqa: E731
     return {"versions": load("fusing_by_hand.versions"), "exactness": load("fusing_by_hand.exactness"),
             "laptop_versions": load("fusing_by_hand.versions", F.LAPTOP),
-            "laptop_exactness": load("fusing_by_hand.exactness", F.LAPTOP), "gpu": "H200"}
+            "laptop_exactness": load("fusing_by_hand.exactness", F.LAPTOP),
+            "ceilings": load("machine.ceilings"), "eager_bytes": load("memory_bound.eager_bytes"), "gpu": "H200"}
 
 
 def _version(d, op, key):
@@ -29,6 +30,7 @@ def test_the_fixture_reads_as_stored(data):
     assert f.swiglu_cut == pytest.approx(1 - _version(data, "swiglu", "triton")["time"]["median"]
                                          / _version(data, "swiglu", "eager")["time"]["median"])
     assert f.laptop_norm_speedup == 5.2 and f.tie_limit == 0.002
+    assert f.rounds == data["versions"]["rounds"] and f.round_s == data["versions"]["rep_ms"] / 1e3
     shares = [v["share_of_copy"] for v in data["versions"]["versions"] if v["share_of_copy"]]
     assert (f.share_low, f.share_high) == (min(shares), max(shares))
     assert F.facts().gpu == "H200"
@@ -39,9 +41,27 @@ def test_all_near_copy_follows_the_slowest_version(data):
         if v["share_of_copy"]:
             v["share_of_copy"] = 0.95
     assert F.from_data(**data).all_near_copy
-    _version(data, "add_rmsnorm", "eager")["share_of_copy"] = F.NEAR_COPY - 0.01
     f = F.from_data(**data)
-    assert not f.all_near_copy and f.eager_share_high == 0.95  # rms_norm is the better eager version now
+    assert f.slow_versions == 0 and f.versions_counted == len(data["versions"]["versions"])
+    _version(data, "add_rmsnorm", "eager")["share_of_copy"] = F.NEAR_COPY - 0.01
+    _version(data, "swiglu", "eager")["share_of_copy"] = F.NEAR_COPY - 0.02
+    f = F.from_data(**data)
+    assert not f.all_near_copy and f.slow_versions == 2
+    assert f.slowest_label == F.LABELS[("swiglu", "eager")] and f.share_low == F.NEAR_COPY - 0.02
+    assert f.norm_eager_share == F.NEAR_COPY - 0.01 and f.norm_triton_share == 0.95
+
+
+def test_far_below_the_ridge_only_at_fifty_times(data):
+    f = F.from_data(**data)
+    assert f.ridge == pytest.approx(data["ceilings"]["matmul"]["tflops"] * 1e3 / data["versions"]["copy"]["gbps"])
+    triton = _version(data, "swiglu", "triton")  # the fewest bytes for the most FLOP per element
+    assert f.intensity_high == pytest.approx(data["eager_bytes"]["swiglu_intensity"]["flop_per_elem"]
+                                             / triton["bytes_per_elem"])
+    at_the_limit = F.FAR_BELOW * f.intensity_high * data["versions"]["copy"]["gbps"] / 1e3  # TFLOP/s
+    data["ceilings"]["matmul"]["tflops"] = 1.001 * at_the_limit
+    assert F.from_data(**data).far_below_ridge
+    data["ceilings"]["matmul"]["tflops"] = 0.999 * at_the_limit
+    assert not F.from_data(**data).far_below_ridge
 
 
 @pytest.mark.parametrize("compiled_ms, verdict", [(1.001, "tied"), (1.05, "slower"), (0.95, "faster")])
@@ -67,6 +87,14 @@ def test_exactness_verdicts_follow_every_shape(data):
     assert not f.swiglu_exact and f.swiglu_max_steps == 3
 
 
+def test_y_differences_are_counted_over_every_shape(data):
+    cases = data["exactness"]["triton"]
+    for i, c in enumerate(cases):
+        c["y"]["differ"], c["y"]["elements"] = i, 100
+    f = F.from_data(**data)
+    assert f.y_differ == sum(range(len(cases))) and f.y_elements == 100 * len(cases)
+
+
 def test_compiled_differs_reads_every_output(data):
     comp = data["exactness"]["compiled"]
     for k in ("h", "y", "swiglu"):
@@ -74,3 +102,14 @@ def test_compiled_differs_reads_every_output(data):
     assert not F.from_data(**data).compiled_differs
     comp["swiglu"]["differ"] = 7
     assert F.from_data(**data).compiled_differs
+
+
+def test_fused_faster_follows_the_times(data):
+    f = F.from_data(**data)
+    assert f.norm_fused_faster and f.swiglu_fused_faster  # the fixture's kernels beat eager
+    eager, triton = _version(data, "add_rmsnorm", "eager"), _version(data, "add_rmsnorm", "triton")
+    assert f.norm_bytes_ratio == pytest.approx(eager["bytes_moved"] / triton["bytes_moved"])
+    triton["speedup"] = 0.9
+    _version(data, "swiglu", "triton")["time"]["median"] = 1.2 * _version(data, "swiglu", "eager")["time"]["median"]
+    f = F.from_data(**data)
+    assert not f.norm_fused_faster and not f.swiglu_fused_faster and f.swiglu_cut == pytest.approx(-0.2)

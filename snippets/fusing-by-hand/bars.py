@@ -23,5 +23,8 @@ b.set_ylabel("time, ms (median, range over rounds)")
 for ax in (a, b):
     ax.tick_params(axis="x", labelsize=7)
 fig.tight_layout()
-print(page.figure(fig, "Bytes moved per element and time for each version"))
+caption = ("Left, the bytes each version moved per element (dashed: what one fused kernel must move); right, its "
+           "time, median and range over rounds")
+print(page.figure(fig, caption))
+print(f"\n*{caption}.*\n")
 print(page.provenance(r))

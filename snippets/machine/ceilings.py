@@ -11,7 +11,7 @@ def spread(s: dict) -> str:
 
 
 print(page.table(
-    ["ceiling", f.gpu, "spread over rounds", "RTX 4060 Laptop (article)"],
+    ["ceiling", f.gpu, "± half the range over rounds", "RTX 4060 Laptop (article)"],
     [
         [LABELS["copy"], page.num(f.copy_gbps, 0), spread(bw["copy"]), page.num(f.laptop_copy_gbps, 0)],
         [LABELS["read"], page.num(bw["read"]["gbps"], 0), spread(bw["read"]), "—"],

@@ -1,5 +1,6 @@
 """The numbers and verdicts of docs/fusing-by-hand.md, from fusing_by_hand.exactness and fusing_by_hand.versions
-on one machine, with the article's RTX 4060 Laptop figures beside them.
+on one machine (with the matmul ceiling of machine.ceilings and the FLOP counts of memory_bound.eager_bytes, which
+place the versions on the roofline), and the article's RTX 4060 Laptop figures beside them.
 
 No sentence is written here: the page's Markdown reads these fields (`{{ f.norm_speedup | times }}`) and branches
 on the booleans and verdicts (`{% if f.h_exact %}`).
@@ -14,6 +15,7 @@ from kernelbook import page
 
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
 NEAR_COPY = 0.8  # a version "runs near the copy" at this share of the same-run copy or more
+FAR_BELOW = 50  # "far below the ridge", as the machine and memory-bound chapters test it
 LABELS = {  # (op, version) data keys -> how the tables name them
     ("add_rmsnorm", "eager"): "add + RMSNorm: eager, as Qwen2 writes it",
     ("add_rmsnorm", "rms_norm"): "add + RMSNorm: eager with F.rms_norm",
@@ -31,11 +33,16 @@ class Facts:
     gpu: str  # "H200"
     rows: int
     hidden: int
+    rounds: int  # interleaved do_bench rounds behind each version's time
+    round_s: float  # do_bench's repetition time per round, seconds
     # fusion's gain
     norm_eager_ms: float
     norm_triton_ms: float
     norm_speedup: float  # eager time over the Triton kernel's
+    norm_fused_faster: bool  # the Triton kernel beat the Qwen2 code
     swiglu_cut: float  # share of eager SwiGLU's time the fused kernel takes off
+    swiglu_fused_faster: bool  # ... a positive share
+    norm_bytes_ratio: float  # bytes the Qwen2 code moved over the bytes the Triton kernel moved
     laptop_norm_speedup: float
     laptop_swiglu_cut: float
     rms_norm_kernels: int
@@ -55,8 +62,17 @@ class Facts:
     share_low: float  # ... and their shares of the same-run copy
     share_high: float
     all_near_copy: bool  # every version at NEAR_COPY of the copy or more
-    eager_share_high: float  # the best eager version's share of the copy
-    fused_share_low: float  # the worst single-kernel version's share
+    near_copy: float  # NEAR_COPY
+    versions_counted: int  # versions whose bytes were counted
+    slow_versions: int  # ... of them below NEAR_COPY
+    slowest_label: str  # the version with the lowest share of the copy
+    norm_eager_share: float  # the Qwen2 code's share of the copy
+    norm_triton_share: float  # the Triton kernel's
+    # the roofline: the same-run copy against the bf16 matmul rate
+    intensity_high: float  # the highest FLOP per byte moved of any version
+    ridge: float  # matmul rate over the same-run copy, FLOP per byte
+    ridge_over_intensity: float  # how many times below the ridge that version sits
+    far_below_ridge: bool  # at least FAR_BELOW times below
     laptop_gbps_low: float
     laptop_gbps_high: float
     # exactness
@@ -65,7 +81,8 @@ class Facts:
     y_past_one_step: bool  # more than one step somewhere
     y_max_abs: float
     y_step_at_max: float  # one bf16 step at the magnitude where the largest difference sits
-    y_differ_share: float  # share of all elements that differ
+    y_differ: int  # elements of y that differ from eager's, over every shape
+    y_elements: int  # ... out of
     swiglu_max_steps: int
     swiglu_exact: bool
     compiled_y_steps: int
@@ -82,12 +99,15 @@ def _versus(diff: float, limit: float) -> Versus:
 
 
 def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versions: dict[str, Any],
-              laptop_exactness: dict[str, Any], gpu: str) -> Facts:
+              laptop_exactness: dict[str, Any], ceilings: dict[str, Any], eager_bytes: dict[str, Any],
+              gpu: str) -> Facts:
     v = {(x["op"], x["key"]): x for x in versions["versions"]}
     ms = {k: x["time"]["median"] for k, x in v.items()}
     moved = [x for x in versions["versions"] if x["actual_gbps"]]
-    single = [x for x in moved if x["kernels"] == 1]
-    eager = [x for x in moved if x["key"] in ("eager", "rms_norm")]
+    slowest = min(moved, key=lambda x: x["share_of_copy"])
+    flop = {op: eager_bytes[f"{op}_intensity"]["flop_per_elem"] for op in ("add_rmsnorm", "swiglu")}
+    intensity = max(flop[x["op"]] / x["bytes_per_elem"] for x in moved)
+    ridge = ceilings["matmul"]["tflops"] * 1e3 / versions["copy"]["gbps"]
     limit = laptop_versions["compiled_vs_triton_within"]
     diff = {op: ms[(op, "compiled")] / ms[(op, "triton")] - 1 for op in ("add_rmsnorm", "swiglu")}
     cases = exactness["triton"]
@@ -97,10 +117,14 @@ def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versio
     y_steps = max(c["y"]["max_steps"] for c in cases)
     sw_steps = max(c["swiglu"]["max_steps"] for c in cases)
     return Facts(
-        gpu=gpu, rows=versions["shape"][0], hidden=versions["shape"][1],
+        gpu=gpu, rows=versions["shape"][0], hidden=versions["shape"][1], rounds=versions["rounds"],
+        round_s=versions["rep_ms"] / 1e3,
         norm_eager_ms=ms[("add_rmsnorm", "eager")], norm_triton_ms=ms[("add_rmsnorm", "triton")],
         norm_speedup=v[("add_rmsnorm", "triton")]["speedup"],
+        norm_fused_faster=v[("add_rmsnorm", "triton")]["speedup"] > 1,
         swiglu_cut=1 - ms[("swiglu", "triton")] / ms[("swiglu", "eager")],
+        swiglu_fused_faster=ms[("swiglu", "triton")] < ms[("swiglu", "eager")],
+        norm_bytes_ratio=v[("add_rmsnorm", "eager")]["bytes_moved"] / v[("add_rmsnorm", "triton")]["bytes_moved"],
         laptop_norm_speedup=laptop_versions["add_rmsnorm_speedup"],
         laptop_swiglu_cut=laptop_versions["swiglu_time_cut"],
         rms_norm_kernels=v[("add_rmsnorm", "rms_norm")]["kernels"],
@@ -112,13 +136,17 @@ def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versio
         copy_gbps=versions["copy"]["gbps"],
         gbps_low=min(x["actual_gbps"] for x in moved), gbps_high=max(x["actual_gbps"] for x in moved),
         share_low=min(x["share_of_copy"] for x in moved), share_high=max(x["share_of_copy"] for x in moved),
-        all_near_copy=all(x["share_of_copy"] >= NEAR_COPY for x in moved),
-        eager_share_high=max(x["share_of_copy"] for x in eager),
-        fused_share_low=min(x["share_of_copy"] for x in single),
+        all_near_copy=all(x["share_of_copy"] >= NEAR_COPY for x in moved), near_copy=NEAR_COPY,
+        versions_counted=len(moved), slow_versions=sum(x["share_of_copy"] < NEAR_COPY for x in moved),
+        slowest_label=LABELS[(slowest["op"], slowest["key"])],
+        norm_eager_share=v[("add_rmsnorm", "eager")]["share_of_copy"],
+        norm_triton_share=v[("add_rmsnorm", "triton")]["share_of_copy"],
+        intensity_high=intensity, ridge=ridge, ridge_over_intensity=ridge / intensity,
+        far_below_ridge=ridge / intensity >= FAR_BELOW,
         laptop_gbps_low=laptop_versions["actual_gbps_low"], laptop_gbps_high=laptop_versions["actual_gbps_high"],
         h_exact=h_exact, y_max_steps=y_steps, y_past_one_step=y_steps > 1, y_max_abs=worst["max_abs"],
         y_step_at_max=worst["step_at_max"],
-        y_differ_share=sum(c["y"]["differ"] for c in cases) / sum(c["y"]["elements"] for c in cases),
+        y_differ=sum(c["y"]["differ"] for c in cases), y_elements=sum(c["y"]["elements"] for c in cases),
         swiglu_max_steps=sw_steps, swiglu_exact=sw_steps == 0,
         compiled_y_steps=comp["y"]["max_steps"], compiled_swiglu_steps=comp["swiglu"]["max_steps"],
         compiled_differs=bool(comp["y"]["differ"] or comp["swiglu"]["differ"] or comp["h"]["differ"]),
@@ -132,4 +160,6 @@ def facts(machine: str | None = None) -> Facts:
     r = page.result("fusing_by_hand.versions", machine)
     return from_data(r.data, page.result("fusing_by_hand.exactness", machine).data,
                      page.result("fusing_by_hand.versions", LAPTOP).data,
-                     page.result("fusing_by_hand.exactness", LAPTOP).data, page.machine_label(r))
+                     page.result("fusing_by_hand.exactness", LAPTOP).data,
+                     page.result("machine.ceilings", machine).data,
+                     page.result("memory_bound.eager_bytes", machine).data, page.machine_label(r))
