@@ -170,6 +170,7 @@ class Facts:
     add_not_ahead: tuple[AtShape, ...]  # the rivals ours was not ahead of, by shape
     add_met: int
     add_goal_met: bool  # at every shape that counts
+    add_one_row_picked: int  # shapes that count whose fastest configuration has one row per program
     one_row_low: float
     one_row_high: float
     one_row_gap_points: float  # the one-row kernel's widest distance from ours, in points of the copy
@@ -314,6 +315,7 @@ def _add(add: dict[str, Any]) -> dict[str, Any]:
         add_big=len(large), add_share_low=min(share), add_share_high=max(share),
         add_at_share=sum(at_share(s) for s in large), add_ahead=len(large) - len(not_ahead),
         add_all_ahead=not not_ahead, add_not_ahead=not_ahead, add_met=n_met, add_goal_met=n_met == len(large),
+        add_one_row_picked=sum(s["best_config"][0] == 1 for s in large),
         one_row_low=min(one_row), one_row_high=max(one_row),
         one_row_gap_points=max(abs(a - b) for a, b in zip(share, one_row, strict=True)) * 100,
         one_row_close=min(one_row) >= NEAR_COPY,
