@@ -294,6 +294,15 @@ def test_an_inexact_rival_is_named_only_where_ours_was_not_ahead_of_it(data):
     assert not F.from_data(**data).inexact_shows  # still inexact, but behind ours everywhere
 
 
+def test_the_probes_reading_of_inductors_kernel_is_given_only_for_torch_compile(data):
+    assert F.from_data(**data).inexact_compiled
+    for s in data["swiglu"]["shapes"]:
+        s["check"]["compiled"].update(bit_identical=True, differ=0, max_steps=0)
+    _at(data["swiglu"], 8192, 4096)["check"]["liger"].update(bit_identical=False, differ=1000, max_steps=1)
+    f = F.from_data(**data)  # ours is level with Liger-Kernel there
+    assert f.inexact_shows and f.inexact_rival == "Liger-Kernel" and not f.inexact_compiled
+
+
 def test_an_exact_rival_is_not_named(data):
     for s in data["swiglu"]["shapes"]:
         s["check"]["compiled"].update(bit_identical=True, differ=0, max_steps=0)

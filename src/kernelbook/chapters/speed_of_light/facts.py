@@ -250,6 +250,7 @@ class Facts:
     swiglu_goal_met: bool
     inexact_shows: bool  # a rival ours was not ahead of does not give eager's output, where ours does
     inexact_rival: str
+    inexact_compiled: bool  # that rival is torch.compile, whose kernel a probe read (results/PROBES.md)
     inexact_level: bool  # ours level with that rival there (else behind it)
     inexact_shape: str
     inexact_share: float  # of the elements
@@ -410,7 +411,7 @@ def _swiglu(sw: dict[str, Any]) -> dict[str, Any]:
         swiglu_ahead_shapes=ahead, swiglu_any_ahead=bool(ahead), swiglu_level=level, swiglu_any_level=bool(level),
         swiglu_behind=behind_, swiglu_any_behind=bool(behind_),
         swiglu_at_share=sum(at_share(s) for s in shapes), swiglu_met=n_met, swiglu_goal_met=n_met == len(shapes),
-        inexact_shows=bool(inexact), inexact_rival=LABELS[rival] if rival else "",
+        inexact_shows=bool(inexact), inexact_rival=LABELS[rival] if rival else "", inexact_compiled=rival == "compiled",
         inexact_level=bool(at) and standing(at, SWIGLU)[rival] == "level",
         inexact_shape=shape_text(at) if at else "",
         inexact_share=at["check"][rival]["differ"] / at["check"][rival]["elements"] if at else 0.0,
