@@ -133,10 +133,20 @@ def test_the_out_of_memory_verdicts(data):
     assert not F.from_data(**data).no_hole_fits  # a hole as large as the request
 
 
+def test_free_memory_covers_the_request_only_if_the_unallocated_bytes_reach_it(data):
+    assert F.from_data(**data).free_covers_request  # 896 MiB unallocated against a 200 MiB request
+    err = _default(data)["checkpoints"][-1]
+    err["allocated"] = err["reserved"] - 199 * MiB
+    assert not F.from_data(**data).free_covers_request
+    err["allocated"] = err["reserved"] - 200 * MiB
+    assert F.from_data(**data).free_covers_request
+
+
 def test_no_out_of_memory_error(data):
     _no_oom(data)
     f = F.from_data(**data)
     assert not f.oom and not f.model_predicted_oom and not f.cap_not_gpu and not f.unallocated_as_laptop
+    assert not f.free_covers_request
     assert f.oom_unallocated_mib is None and f.retries is None and f.frag_request_mib == 200
 
 

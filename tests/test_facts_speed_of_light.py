@@ -109,7 +109,7 @@ def test_the_fixture_reads_as_stored(data):
     shares = [s["versions"]["ours"]["share_of_copy"] for s in _big(data["add"])]
     assert (f.add_big, f.add_share_low, f.add_share_high) == (8, min(shares), max(shares))
     assert f.add_rivals == ("torch.compile", "Liger-Kernel", "F.rms_norm") and f.big_mib == 64
-    assert f.add_goal_met and f.add_met == 8 and f.add_y_max_steps == 2
+    assert f.add_goal_met and f.add_met == 8 and f.add_y_max_steps == 2 and f.add_one_row_picked == 5
     assert (f.small_rows_low, f.small_rows_high, f.rounds, f.finalists) == (1, 64, 5, 5)
     assert f.swiglu_ahead_shapes == ("32,768 × 4,096", "32,768 × 8,960")
     assert f.swiglu_level == (AtShape("8,192 × 4,096", ("torch.compile", "Liger-Kernel")),
@@ -144,6 +144,12 @@ def test_a_shape_under_the_share_is_named_with_its_program_size(data):
     assert not f.add_all_at_share and not f.add_goal_met and f.add_at_share == 7
     assert f.add_under == (F.Under("8,192 × 16,384", 0.9789, s["best_config"][0] * 16384 * 2 // 1024),)
     assert f.add_under_copy_kib == (s["copy_config"][0] * 2 // 1024,)
+
+
+def test_the_shapes_that_kept_one_row_per_program_count_only_large_shapes(data):
+    _at(data["add"], 8192, 8192)["best_config"][0] = 2
+    _at(data["add"], 64, 8192)["best_config"][0] = 1  # a decode-sized shape does not count
+    assert F.from_data(**data).add_one_row_picked == 4
 
 
 def test_the_tile_sized_copy_ahead_of_the_kernel_says_so(data):
@@ -286,6 +292,15 @@ def test_an_inexact_rival_is_named_only_where_ours_was_not_ahead_of_it(data):
     for s in _big(data["swiglu"]):
         _ours_from(data["swiglu"], s["rows"], s["hidden"], -1e-4, "compiled", "liger")
     assert not F.from_data(**data).inexact_shows  # still inexact, but behind ours everywhere
+
+
+def test_the_probes_reading_of_inductors_kernel_is_given_only_for_torch_compile(data):
+    assert F.from_data(**data).inexact_compiled
+    for s in data["swiglu"]["shapes"]:
+        s["check"]["compiled"].update(bit_identical=True, differ=0, max_steps=0)
+    _at(data["swiglu"], 8192, 4096)["check"]["liger"].update(bit_identical=False, differ=1000, max_steps=1)
+    f = F.from_data(**data)  # ours is level with Liger-Kernel there
+    assert f.inexact_shows and f.inexact_rival == "Liger-Kernel" and not f.inexact_compiled
 
 
 def test_an_exact_rival_is_not_named(data):

@@ -8,6 +8,7 @@ import runpy
 import weakref
 from pathlib import Path
 
+import pytest
 import torch
 from conftest import run_file
 
@@ -173,6 +174,15 @@ def test_swiglu_placements_tabulate_each_difference_with_its_interval(fixture_re
         _shift(data, 8192, 8960, "compiled", 5e-4)
     _edit(fixture_results, "speed_of_light.swiglu", compile_behind)
     assert "| +0.50 [+0.50, +0.50] | 0 | behind |" in _run("swiglu_placements.py", capsys)
+
+
+@pytest.mark.parametrize("name", ["add_rmsnorm_table.py", "swiglu_table.py", "swiglu_placements.py",
+                                  "designs_table.py", "warp_rows_table.py"])
+def test_a_tables_column_heads_are_unique(fixture_results, capsys, name):
+    """The JSON download keys each row on the column heads: a repeated head would drop a column there."""
+    head = next(line for line in _run(name, capsys).splitlines() if line.startswith("| "))
+    cells = [c.strip() for c in head.strip("|").split("|")]
+    assert len(cells) == len(set(cells)), cells
 
 
 def test_swiglu_goal_marks_count_level_as_meeting_the_goal(fixture_results, capsys):

@@ -23,7 +23,7 @@ for s in r.data["shapes"]:
         report.goal_cell(facts.met(s, r.experiment)) if facts.big(s) else "",
     ])
 print(page.table(["rows × hidden", "MiB moved", "timed by", "copy GB/s", "best kernel GB/s (of copy)",
-                  "rows/program × warps, order", "copy, programs that size", "heuristic",
-                  *[facts.LABELS[o] for o in OTHERS], "goal"], rows,
+                  "rows/program × warps, order", "copy, programs that size (of copy)", "heuristic (of copy)",
+                  *[f"{facts.LABELS[o]} (of copy)" for o in OTHERS], "goal"], rows,
                  align="l" + "r" * 11 + "c", name="sol-add-rmsnorm"))
 print(page.provenance(r))

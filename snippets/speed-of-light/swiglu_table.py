@@ -15,6 +15,6 @@ for s in r.data["shapes"]:
                  *[report.share_cell(v[o]) if o in v else "—" for o in OTHERS],
                  report.goal_cell(facts.met(s, r.experiment)) if facts.big(s) else ""])
 print(page.table(["rows × width", "MiB moved", "timed by", "copy GB/s", "best kernel GB/s (of copy)",
-                  "block × warps, divide", *[facts.LABELS[o] for o in OTHERS], "goal"], rows,
+                  "block × warps, divide", *[f"{facts.LABELS[o]} (of copy)" for o in OTHERS], "goal"], rows,
                  align="l" + "r" * 9 + "c", name="sol-swiglu"))
 print(page.provenance(r))

@@ -102,6 +102,7 @@ class Facts:
     hole_largest_mib: float | None
     holes_one_size: bool
     no_hole_fits: bool  # no free hole as large as the request
+    free_covers_request: bool  # reserved but unallocated memory at the error at least the request
     every_big_split: bool  # every big segment holds a live tensor
     retries: int | None
     reserved_before_mib: float  # at the last checkpoint before the request
@@ -241,6 +242,7 @@ def _fragmentation(frag: dict[str, Any], laptop: dict[str, Any]) -> dict[str, An
         split_segments=len(split), hole_smallest_mib=_mib(min(holes, default=None)),
         hole_largest_mib=_mib(max(holes, default=None)), holes_one_size=len(set(holes)) == 1,
         no_hole_fits=max(holes, default=0) < request, every_big_split=len(split) == count,
+        free_covers_request=unallocated is not None and unallocated * MiB >= request,
         retries=err.get("num_alloc_retries"), reserved_before_mib=cps[-2]["reserved"] / MiB,
         released_some=oom is not None and oom["reserved"] < cps[-2]["reserved"],
         device_free_gib=None if msg.get("device_free") is None else msg["device_free"] / GiB,

@@ -170,6 +170,7 @@ class Facts:
     add_not_ahead: tuple[AtShape, ...]  # the rivals ours was not ahead of, by shape
     add_met: int
     add_goal_met: bool  # at every shape that counts
+    add_one_row_picked: int  # shapes that count whose fastest configuration has one row per program
     one_row_low: float
     one_row_high: float
     one_row_gap_points: float  # the one-row kernel's widest distance from ours, in points of the copy
@@ -249,6 +250,7 @@ class Facts:
     swiglu_goal_met: bool
     inexact_shows: bool  # a rival ours was not ahead of does not give eager's output, where ours does
     inexact_rival: str
+    inexact_compiled: bool  # that rival is torch.compile, whose kernel a probe read (results/PROBES.md)
     inexact_level: bool  # ours level with that rival there (else behind it)
     inexact_shape: str
     inexact_share: float  # of the elements
@@ -314,6 +316,7 @@ def _add(add: dict[str, Any]) -> dict[str, Any]:
         add_big=len(large), add_share_low=min(share), add_share_high=max(share),
         add_at_share=sum(at_share(s) for s in large), add_ahead=len(large) - len(not_ahead),
         add_all_ahead=not not_ahead, add_not_ahead=not_ahead, add_met=n_met, add_goal_met=n_met == len(large),
+        add_one_row_picked=sum(s["best_config"][0] == 1 for s in large),
         one_row_low=min(one_row), one_row_high=max(one_row),
         one_row_gap_points=max(abs(a - b) for a, b in zip(share, one_row, strict=True)) * 100,
         one_row_close=min(one_row) >= NEAR_COPY,
@@ -408,7 +411,7 @@ def _swiglu(sw: dict[str, Any]) -> dict[str, Any]:
         swiglu_ahead_shapes=ahead, swiglu_any_ahead=bool(ahead), swiglu_level=level, swiglu_any_level=bool(level),
         swiglu_behind=behind_, swiglu_any_behind=bool(behind_),
         swiglu_at_share=sum(at_share(s) for s in shapes), swiglu_met=n_met, swiglu_goal_met=n_met == len(shapes),
-        inexact_shows=bool(inexact), inexact_rival=LABELS[rival] if rival else "",
+        inexact_shows=bool(inexact), inexact_rival=LABELS[rival] if rival else "", inexact_compiled=rival == "compiled",
         inexact_level=bool(at) and standing(at, SWIGLU)[rival] == "level",
         inexact_shape=shape_text(at) if at else "",
         inexact_share=at["check"][rival]["differ"] / at["check"][rival]["elements"] if at else 0.0,
