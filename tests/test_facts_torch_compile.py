@@ -129,6 +129,15 @@ def test_matrix_products_dominate_only_past_half_the_call(data):
     assert not f.big_gemm_dominates and f.big_gemm_share_eager < F.DOMINATES
 
 
+def test_the_same_matrix_product_kernels_at_prefill_size(data):
+    big = _by(data, 2048)
+    f = facts(data)
+    assert f.big_gemm_same and f.big_gemm_renamed == 0 and f.big_gemms == 3
+    next(k for k in big["compiled"]["kernels"] if k["family"] == "gemm")["name"] += "_badd"
+    f = facts(data)
+    assert not f.big_gemm_same and f.big_gemm_renamed == 1 and f.big_gemms == 3
+
+
 @pytest.mark.parametrize("cold, verdict", [(2.5 * 1.25, "similar"), (2.5 * 1.3, "more"), (2.5 / 1.3, "less")])
 def test_cold_compile_against_the_laptop(data, cold, verdict):
     data["compile_time"]["add_rmsnorm"]["cold"]["first_call_s"] = cold

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -111,6 +112,9 @@ class Facts:
     big_gemm_share_eager: float  # the matrix products' share of the call's GPU time
     big_gemm_share_compiled: float
     big_gemm_dominates: bool
+    big_gemms: int  # the compiled call's matrix-product kernels (cuBLAS's, in default mode)
+    big_gemm_renamed: int  # ... of them not run under the same name by eager
+    big_gemm_same: bool  # eager and compiled run the very same matrix-product kernels
     # compile time
     norm_cold_s: float
     norm_warm_s: float
@@ -232,6 +236,10 @@ def _gemm_share(side: dict[str, Any]) -> float:
     return sum(k["us"] for k in side["kernels"] if k["family"] == "gemm") / side["busy_us"]
 
 
+def _gemm_names(side: dict[str, Any]) -> Counter[str]:
+    return Counter(k["name"] for k in side["kernels"] if k["family"] == "gemm")
+
+
 def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time: dict[str, Any],
               recompiles: dict[str, Any], graph_breaks: dict[str, Any], modes: dict[str, Any],
               ceilings: dict[str, Any], compile_warm: dict[str, Any], six_ways: dict[str, Any],
@@ -261,6 +269,7 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
     copies = [x["us"] for x in small["compiled"]["kernels"] if x["family"] == "copy"]
     launch_us = ceilings["launch"]["host_enqueue_us"]["median"]
     big_share = big["saved_us"] / big["eager"]["busy_us"]
+    big_renamed = sum((_gemm_names(big["compiled"]) - _gemm_names(big["eager"])).values())
     # compile time
     dec = decode_compiles(compile_warm, six_ways)
     cold = [d["cold_s"] for d in dec]
@@ -325,6 +334,8 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         big_saving_vs_laptop=_versus(big_share, lp["saved_pct_2048"] / 100),
         big_gemm_share_eager=_gemm_share(big["eager"]), big_gemm_share_compiled=_gemm_share(big["compiled"]),
         big_gemm_dominates=_gemm_share(big["eager"]) >= DOMINATES,
+        big_gemms=sum(_gemm_names(big["compiled"]).values()), big_gemm_renamed=big_renamed,
+        big_gemm_same=_gemm_names(big["compiled"]) == _gemm_names(big["eager"]),
         norm_cold_s=compile_time["add_rmsnorm"]["cold"]["first_call_s"],
         norm_warm_s=compile_time["add_rmsnorm"]["warm"]["first_call_s"],
         mlp_cold_s=compile_time["mlp_1token"]["cold"]["first_call_s"],
