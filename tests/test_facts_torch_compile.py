@@ -99,6 +99,15 @@ def test_no_copy_in_the_compiled_call(data):
     assert f.addmm_copies == 0 and not f.addmm_copy
 
 
+def test_a_copy_eager_also_makes_is_not_the_addmms(data):
+    one = _by(data, 1)
+    assert facts(data).eager_copies == 0 and facts(data).addmm_copy
+    copy_kernel = next(k for k in one["compiled"]["kernels"] if k["family"] == "copy")
+    one["eager"]["kernels"].append(dict(copy_kernel))
+    f = facts(data)
+    assert f.eager_copies == 1 and f.addmm_copies == 1 and not f.addmm_copy
+
+
 @pytest.mark.parametrize("saved, verdict", [(10.0, "below"), (11.0, "within"), (16.0, "within"), (16.5, "above")])
 def test_one_token_saving_against_the_laptops_range(data, saved, verdict):
     _by(data, 1)["saved_us"] = saved

@@ -100,7 +100,8 @@ class Facts:
     one_host_compiled_us: float
     addmm_copies: int  # device-to-device copies in the compiled call at one token
     addmm_copy_us: float
-    addmm_copy: bool  # there are copies, and an addmm they feed
+    eager_copies: int  # ... and in the eager call
+    addmm_copy: bool  # the compiled call has copies where eager has none, and an addmm they feed
     laptop_addmm_copy_us: float
     big_saved_us: float
     big_eager_us: float
@@ -267,6 +268,7 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
     small, big = (by[str(t)] for t in (min(map(int, by)), max(map(int, by))))
     eager_us = sorted(x["us"] for x in small["eager"]["kernels"] if x["family"] == "aten")
     copies = [x["us"] for x in small["compiled"]["kernels"] if x["family"] == "copy"]
+    eager_copies = sum(x["family"] == "copy" for x in small["eager"]["kernels"])
     launch_us = ceilings["launch"]["host_enqueue_us"]["median"]
     big_share = big["saved_us"] / big["eager"]["busy_us"]
     big_renamed = sum((_gemm_names(big["compiled"]) - _gemm_names(big["eager"])).values())
@@ -326,7 +328,8 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         launch_us=launch_us, laptop_launch_us=lp["launch_host_us"],
         launch_beats_kernel=launch_us > statistics.median(eager_us),
         one_host_eager_us=small["eager"]["cpu_us"], one_host_compiled_us=small["compiled"]["cpu_us"],
-        addmm_copies=len(copies), addmm_copy_us=sum(copies), addmm_copy=bool(copies) and residual_in_addmm,
+        addmm_copies=len(copies), addmm_copy_us=sum(copies), eager_copies=eager_copies,
+        addmm_copy=bool(copies) and not eager_copies and residual_in_addmm,
         laptop_addmm_copy_us=lp["addmm_copy_us"],
         big_saved_us=big["saved_us"], big_eager_us=big["eager"]["busy_us"], big_saved_share=big_share,
         laptop_big_saved_ms=lp["saved_ms_2048"], laptop_big_eager_ms=lp["eager_ms_2048"],
