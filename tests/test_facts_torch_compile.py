@@ -153,6 +153,15 @@ def test_cold_compile_against_the_laptop(data, cold, verdict):
     assert facts(data).norm_cold_vs_laptop == verdict
 
 
+def test_decode_modes_that_share_one_cache(data):
+    f = facts(data)
+    assert f.decode_shared_cache and f.decode_first_mode == "default"
+    assert f.decode_later_modes == ("reduce-overhead",)
+    data["compile_warm"]["modes"] = ["compile_reduce_overhead"]
+    f = facts(data)
+    assert not f.decode_shared_cache and f.decode_first_mode == "reduce-overhead" and f.decode_later_modes == ()
+
+
 def test_decode_compiles_against_the_laptop(data):
     f = facts(data)
     assert f.decode_cold_above_laptop and f.decode_warm_above_laptop and not f.decode_cold_runs_differ

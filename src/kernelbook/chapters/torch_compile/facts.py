@@ -138,6 +138,9 @@ class Facts:
     decode_default_cold_s: float  # default mode cold, in this page's two-process run ...
     decode_default_cold_other_s: float  # ... and in the decode chapter's own run
     decode_cold_runs_differ: bool
+    decode_shared_cache: bool  # the two-process run compiles several modes, one after another, into one cache
+    decode_first_mode: str  # ... the one that found that cache empty
+    decode_later_modes: tuple[str, ...]  # ... the ones compiled after it
     # recompiles
     recompile_tokens: tuple[int, ...]
     first_call_s: float
@@ -279,6 +282,7 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
     slowest = max(dec, key=lambda d: d["cold_s"])
     default_cold = next(d["cold_s"] for d in dec if d["mode"] == "default")
     default_other = six_ways["setup"]["compile_default"]["compile_s"]
+    warm_order = [k.removeprefix("compile_").replace("_", "-") for k in compile_warm["modes"]]
     # recompiles
     calls = recompiles["calls"]
     later = calls[2:]
@@ -353,6 +357,8 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         decode_warm_above_laptop=max(warm) > lt["decode_warm_s_high"], decode_warm_modes=len(warm),
         decode_default_cold_s=default_cold, decode_default_cold_other_s=default_other,
         decode_cold_runs_differ=_versus(default_cold, default_other) != "similar",
+        decode_shared_cache=len(warm_order) > 1, decode_first_mode=warm_order[0] if warm_order else "",
+        decode_later_modes=tuple(warm_order[1:]),
         recompile_tokens=tuple(c["tokens"] for c in calls), first_call_s=calls[0]["seconds"],
         second_tokens=calls[1]["tokens"], second_recompiled=calls[1]["graphs_compiled"] > 0,
         recompile_s=calls[1]["seconds"], laptop_recompile_s=lr["recompile_s"],
