@@ -91,7 +91,7 @@ def test_failed_variants_and_no_valid_step(data):
     for c in six["teacher_forced"].values():
         c["passed"] = False
     f = F.from_data(**data)
-    assert not f.any_valid and f.best_ms is None and not f.best_busy_past_floor and not f.follows_bandwidth
+    assert not f.any_valid and f.best_ms is None and not f.best_beyond_past_floor and not f.follows_bandwidth
     six["build_errors"] = {"compile_max_autotune": "RuntimeError: x"}
     assert F.from_data(**data).has_build_errors
 
@@ -119,10 +119,11 @@ def test_floor_verdicts(data):
     assert F.from_data(**data).follows_bandwidth
     six["copy"]["gbps"] = 248.7 * 100
     assert not F.from_data(**data).follows_bandwidth
-    six["profiles"][best]["busy_us"] = 0.5 * six["floor_ms"] * 1e3
-    assert not F.from_data(**data).best_busy_past_floor
-    six["profiles"][best]["busy_us"] = 2 * six["floor_ms"] * 1e3
-    assert F.from_data(**data).best_busy_past_floor
+    six["profiles"][best]["busy_us"] = 1.5 * six["floor_ms"] * 1e3  # past the floor, but by less than the floor
+    f = F.from_data(**data)
+    assert not f.best_beyond_past_floor and f.best_busy_beyond_floor_ms == pytest.approx(0.5 * six["floor_ms"])
+    six["profiles"][best]["busy_us"] = 2.5 * six["floor_ms"] * 1e3
+    assert F.from_data(**data).best_beyond_past_floor
 
 
 def test_pace_verdicts(data):

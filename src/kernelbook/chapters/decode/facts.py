@@ -70,7 +70,8 @@ class Facts:
     best_busy_ms: float | None
     best_idle_ms: float | None
     best_busy_over_floor: float | None
-    best_busy_past_floor: bool  # the best step's kernels alone take longer than the floor
+    best_busy_beyond_floor_ms: float | None  # the best step's kernel time beyond the floor
+    best_beyond_past_floor: bool  # ... is longer than the floor itself (the kernels take over twice the floor)
     laptop_best_label: str
     laptop_best_ms: float
     laptop_best_floor_share: float | None
@@ -321,7 +322,8 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         best_floor_share=b.get("floor_share"), best_tok_s=b.get("tok_s"), best_kernels=b.get("kernels"),
         best_busy_ms=b.get("busy_ms"), best_idle_ms=b.get("idle_ms"),
         best_busy_over_floor=b["busy_ms"] / floor if best else None,
-        best_busy_past_floor=bool(best) and b["busy_ms"] > floor,
+        best_busy_beyond_floor_ms=b["busy_ms"] - floor if best else None,
+        best_beyond_past_floor=bool(best) and b["busy_ms"] - floor > floor,
         laptop_best_label=lab.get(laptop_best_name, laptop_best_name), laptop_best_ms=laptop_best["step_ms"],
         laptop_best_floor_share=laptop_best.get("floor_share"),
         launches=launch["launches"], launch_repeats=launch["repeats"],
