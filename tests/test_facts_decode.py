@@ -226,9 +226,14 @@ def test_timeline_and_after_profiler(data):
     assert not F.from_data(**data).tl_graph_gaps_past_idle
     g["kernels"] = [[i * 1e4, 1.0] for i in range(10)]  # 90 ms of gaps
     assert F.from_data(**data).tl_graph_gaps_past_idle
+    assert f.after_grew
+    before = {n: report.after_profiler(six, n)["before_host_us"] for n in six["names"]}
+    for n, v in six["after_profiler"]["variants"].items():
+        v["host_us"] = before[n] - 1.0  # every variant a little quicker to issue after the profiles
+    assert not F.from_data(**data).after_grew
     del six["after_profiler"]
     f = F.from_data(**data)
-    assert not f.has_after_profiler and f.after_worst_added_us is None
+    assert not f.has_after_profiler and f.after_worst_added_us is None and not f.after_grew
 
 
 def test_rounds_faster_counts_only_rounds_with_both(data):

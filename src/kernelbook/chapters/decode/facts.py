@@ -195,6 +195,7 @@ class Facts:
     after_worst_label: str
     after_worst_added_us: float | None
     after_worst_share: float | None
+    after_grew: bool  # some variant's host time per step grew in the round after the profiles
     # the timeline (one profiled step each)
     profiled_static_host_ms: float
     tl_static_gaps_ms: float
@@ -386,6 +387,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         has_after_profiler=bool(after), after_worst_label=lab[worst_after_name] if worst_after_name else "",
         after_worst_added_us=worst_after["added_host_us"] if worst_after else None,
         after_worst_share=worst_after["added_host_us"] / worst_after["before_host_us"] if worst_after else None,
+        after_grew=bool(worst_after) and worst_after["added_host_us"] > 0,
         profiled_static_host_ms=d["profiles"]["eager_static"]["cpu_us_profiled"] / 1e3,
         tl_static_gaps_ms=tl_static_gaps, tl_static_host_ms=tl_st["host_us"] / 1e3,
         tl_static_mostly_gaps=tl_static_gaps > tl_st["host_us"] / 2e3,
