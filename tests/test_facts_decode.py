@@ -48,6 +48,7 @@ def test_the_fixture_reads_as_stored(data):
     assert (f.layers, f.hidden, f.head_dim, f.vocab) == (28, 1536, 128, 151936) and f.weight_as_article
     assert (f.trap_first_slot, f.trap_last_slot, f.counter_shift) == (46, 88, 3)
     assert (f.cold_low_s, f.warm_high_s) == (25.03, 5.03)
+    assert f.warm_modes == ("default", "reduce-overhead")
     assert F.facts().gpu == "H200"
 
 

@@ -225,6 +225,7 @@ class Facts:
     laptop_break_count: int
     laptop_op_count: int
     # compile_warm
+    warm_modes: tuple[str, ...]  # the modes it compiled ("default", "reduce-overhead")
     cold_low_s: float
     cold_high_s: float
     warm_low_s: float
@@ -405,6 +406,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         one_graph=ex["graph_count"] == 1 and ex["graph_break_count"] == 0,
         laptop_graph_count=lex["graph_count"], laptop_break_count=lex["graph_break_count"],
         laptop_op_count=lex["op_count"],
+        warm_modes=tuple(k.removeprefix("compile_").replace("_", "-") for k in compile_warm["cold"]["modes"]),
         cold_low_s=min(cold), cold_high_s=max(cold), warm_low_s=min(warm), warm_high_s=max(warm),
         laptop_cold_low_s=laptop_compile_warm["cold_s_low"], laptop_cold_high_s=laptop_compile_warm["cold_s_high"],
         laptop_warm_low_s=laptop_compile_warm["warm_s_low"], laptop_warm_high_s=laptop_compile_warm["warm_s_high"],
