@@ -237,6 +237,13 @@ def test_timeline_and_after_profiler(data):
     assert not f.has_after_profiler and f.after_worst_added_us is None and not f.after_grew
 
 
+def test_profiler_against_the_timed_host_call(data):
+    six = data["six"]
+    assert F.from_data(**data).profiler_slows_static
+    six["profiles"]["eager_static"]["cpu_us_profiled"] = 1.0  # quicker under the profiler than timed
+    assert not F.from_data(**data).profiler_slows_static
+
+
 def test_rounds_faster_counts_only_rounds_with_both(data):
     six = data["six"]
     _rounds(data, "cuda_graph", [4.0, 4.0, 4.0, 4.0])

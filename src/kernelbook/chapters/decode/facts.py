@@ -198,6 +198,7 @@ class Facts:
     after_grew: bool  # some variant's host time per step grew in the round after the profiles
     # the timeline (one profiled step each)
     profiled_static_host_ms: float
+    profiler_slows_static: bool  # the eager static step's host call takes longer under the profiler than timed
     tl_static_gaps_ms: float
     tl_static_host_ms: float
     tl_static_mostly_gaps: bool  # the gaps take more than half the profiled host call
@@ -390,6 +391,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         after_worst_share=worst_after["added_host_us"] / worst_after["before_host_us"] if worst_after else None,
         after_grew=bool(worst_after) and worst_after["added_host_us"] > 0,
         profiled_static_host_ms=d["profiles"]["eager_static"]["cpu_us_profiled"] / 1e3,
+        profiler_slows_static=d["profiles"]["eager_static"]["cpu_us_profiled"] / 1e3 > st["host_ms"],
         tl_static_gaps_ms=tl_static_gaps, tl_static_host_ms=tl_st["host_us"] / 1e3,
         tl_static_mostly_gaps=tl_static_gaps > tl_st["host_us"] / 2e3,
         tl_graph_launches=len(tl_g["launches"]), tl_graph_kernels=len(tl_g["kernels"]), tl_graph_gaps_ms=tl_graph_gaps,
