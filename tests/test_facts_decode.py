@@ -48,6 +48,7 @@ def test_the_fixture_reads_as_stored(data):
     assert (f.layers, f.hidden, f.head_dim, f.vocab) == (28, 1536, 128, 151936) and f.weight_as_article
     assert (f.trap_first_slot, f.trap_last_slot, f.counter_shift) == (46, 88, 3)
     assert (f.cold_low_s, f.warm_high_s) == (25.03, 5.03)
+    assert f.warm_modes == ("default", "reduce-overhead")
     assert F.facts().gpu == "H200"
 
 
@@ -91,7 +92,7 @@ def test_failed_variants_and_no_valid_step(data):
     for c in six["teacher_forced"].values():
         c["passed"] = False
     f = F.from_data(**data)
-    assert not f.any_valid and f.best_ms is None and not f.best_busy_past_floor and not f.follows_bandwidth
+    assert not f.any_valid and f.best_ms is None and not f.best_beyond_past_floor and not f.follows_bandwidth
     six["build_errors"] = {"compile_max_autotune": "RuntimeError: x"}
     assert F.from_data(**data).has_build_errors
 
@@ -119,10 +120,11 @@ def test_floor_verdicts(data):
     assert F.from_data(**data).follows_bandwidth
     six["copy"]["gbps"] = 248.7 * 100
     assert not F.from_data(**data).follows_bandwidth
-    six["profiles"][best]["busy_us"] = 0.5 * six["floor_ms"] * 1e3
-    assert not F.from_data(**data).best_busy_past_floor
-    six["profiles"][best]["busy_us"] = 2 * six["floor_ms"] * 1e3
-    assert F.from_data(**data).best_busy_past_floor
+    six["profiles"][best]["busy_us"] = 1.5 * six["floor_ms"] * 1e3  # past the floor, but by less than the floor
+    f = F.from_data(**data)
+    assert not f.best_beyond_past_floor and f.best_busy_beyond_floor_ms == pytest.approx(0.5 * six["floor_ms"])
+    six["profiles"][best]["busy_us"] = 2.5 * six["floor_ms"] * 1e3
+    assert F.from_data(**data).best_beyond_past_floor
 
 
 def test_pace_verdicts(data):
@@ -225,9 +227,21 @@ def test_timeline_and_after_profiler(data):
     assert not F.from_data(**data).tl_graph_gaps_past_idle
     g["kernels"] = [[i * 1e4, 1.0] for i in range(10)]  # 90 ms of gaps
     assert F.from_data(**data).tl_graph_gaps_past_idle
+    assert f.after_grew
+    before = {n: report.after_profiler(six, n)["before_host_us"] for n in six["names"]}
+    for n, v in six["after_profiler"]["variants"].items():
+        v["host_us"] = before[n] - 1.0  # every variant a little quicker to issue after the profiles
+    assert not F.from_data(**data).after_grew
     del six["after_profiler"]
     f = F.from_data(**data)
-    assert not f.has_after_profiler and f.after_worst_added_us is None
+    assert not f.has_after_profiler and f.after_worst_added_us is None and not f.after_grew
+
+
+def test_profiler_against_the_timed_host_call(data):
+    six = data["six"]
+    assert F.from_data(**data).profiler_slows_static
+    six["profiles"]["eager_static"]["cpu_us_profiled"] = 1.0  # quicker under the profiler than timed
+    assert not F.from_data(**data).profiler_slows_static
 
 
 def test_rounds_faster_counts_only_rounds_with_both(data):

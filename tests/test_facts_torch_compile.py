@@ -99,6 +99,15 @@ def test_no_copy_in_the_compiled_call(data):
     assert f.addmm_copies == 0 and not f.addmm_copy
 
 
+def test_a_copy_eager_also_makes_is_not_the_addmms(data):
+    one = _by(data, 1)
+    assert facts(data).eager_copies == 0 and facts(data).addmm_copy
+    copy_kernel = next(k for k in one["compiled"]["kernels"] if k["family"] == "copy")
+    one["eager"]["kernels"].append(dict(copy_kernel))
+    f = facts(data)
+    assert f.eager_copies == 1 and f.addmm_copies == 1 and not f.addmm_copy
+
+
 @pytest.mark.parametrize("saved, verdict", [(10.0, "below"), (11.0, "within"), (16.0, "within"), (16.5, "above")])
 def test_one_token_saving_against_the_laptops_range(data, saved, verdict):
     _by(data, 1)["saved_us"] = saved
@@ -129,10 +138,28 @@ def test_matrix_products_dominate_only_past_half_the_call(data):
     assert not f.big_gemm_dominates and f.big_gemm_share_eager < F.DOMINATES
 
 
+def test_the_same_matrix_product_kernels_at_prefill_size(data):
+    big = _by(data, 2048)
+    f = facts(data)
+    assert f.big_gemm_same and f.big_gemm_renamed == 0 and f.big_gemms == 3
+    next(k for k in big["compiled"]["kernels"] if k["family"] == "gemm")["name"] += "_badd"
+    f = facts(data)
+    assert not f.big_gemm_same and f.big_gemm_renamed == 1 and f.big_gemms == 3
+
+
 @pytest.mark.parametrize("cold, verdict", [(2.5 * 1.25, "similar"), (2.5 * 1.3, "more"), (2.5 / 1.3, "less")])
 def test_cold_compile_against_the_laptop(data, cold, verdict):
     data["compile_time"]["add_rmsnorm"]["cold"]["first_call_s"] = cold
     assert facts(data).norm_cold_vs_laptop == verdict
+
+
+def test_decode_modes_that_share_one_cache(data):
+    f = facts(data)
+    assert f.decode_shared_cache and f.decode_first_mode == "default"
+    assert f.decode_later_modes == ("reduce-overhead",)
+    data["compile_warm"]["modes"] = ["compile_reduce_overhead"]
+    f = facts(data)
+    assert not f.decode_shared_cache and f.decode_first_mode == "reduce-overhead" and f.decode_later_modes == ()
 
 
 def test_decode_compiles_against_the_laptop(data):

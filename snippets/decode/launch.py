@@ -8,7 +8,7 @@ print(page.table(
     [f"{launch['launches']:,} one-element add_ kernels, median of {launch['repeats']}", page.machine_label(r),
      "RTX 4060 Laptop (article)"],
     [
-        ["eager launch: GPU µs each", page.num(launch["eager_us_per_launch"], 2), "—"],
+        ["eager launches: µs per kernel", page.num(launch["eager_us_per_launch"], 2), "—"],
         ["CUDA graph replay: µs per kernel", page.num(launch["graph_us_per_launch"], 2), "—"],
         ["ratio", f"{launch['speedup']:.1f}×", f"{laptop['graph_speedup_low']}–{laptop['graph_speedup_high']}×"],
     ],

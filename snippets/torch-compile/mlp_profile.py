@@ -5,7 +5,7 @@ r = page.result("torch_compile.mlp_profile")
 by = r.data["by_tokens"]
 print(page.table(
     ["tokens", "eager kernels", "eager GPU µs", "compiled kernels", "compiled GPU µs", "GPU time saved",
-     "eager host µs/call", "compiled host µs/call"],
+     "eager host µs/call, profiled", "compiled host µs/call, profiled"],
     [[f"{int(t):,}", page.num(v["eager"]["per_call"], 0), page.num(v["eager"]["busy_us"], 1),
       page.num(v["compiled"]["per_call"], 0), page.num(v["compiled"]["busy_us"], 1),
       f"{page.num(v['saved_us'], 1)} µs ({page.pct(v['saved_us'] / v['eager']['busy_us'], 1)})",

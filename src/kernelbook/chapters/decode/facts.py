@@ -70,7 +70,8 @@ class Facts:
     best_busy_ms: float | None
     best_idle_ms: float | None
     best_busy_over_floor: float | None
-    best_busy_past_floor: bool  # the best step's kernels alone take longer than the floor
+    best_busy_beyond_floor_ms: float | None  # the best step's kernel time beyond the floor
+    best_beyond_past_floor: bool  # ... is longer than the floor itself (the kernels take over twice the floor)
     laptop_best_label: str
     laptop_best_ms: float
     laptop_best_floor_share: float | None
@@ -194,8 +195,10 @@ class Facts:
     after_worst_label: str
     after_worst_added_us: float | None
     after_worst_share: float | None
+    after_grew: bool  # some variant's host time per step grew in the round after the profiles
     # the timeline (one profiled step each)
     profiled_static_host_ms: float
+    profiler_slows_static: bool  # the eager static step's host call takes longer under the profiler than timed
     tl_static_gaps_ms: float
     tl_static_host_ms: float
     tl_static_mostly_gaps: bool  # the gaps take more than half the profiled host call
@@ -223,6 +226,7 @@ class Facts:
     laptop_break_count: int
     laptop_op_count: int
     # compile_warm
+    warm_modes: tuple[str, ...]  # the modes it compiled ("default", "reduce-overhead")
     cold_low_s: float
     cold_high_s: float
     warm_low_s: float
@@ -321,7 +325,8 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         best_floor_share=b.get("floor_share"), best_tok_s=b.get("tok_s"), best_kernels=b.get("kernels"),
         best_busy_ms=b.get("busy_ms"), best_idle_ms=b.get("idle_ms"),
         best_busy_over_floor=b["busy_ms"] / floor if best else None,
-        best_busy_past_floor=bool(best) and b["busy_ms"] > floor,
+        best_busy_beyond_floor_ms=b["busy_ms"] - floor if best else None,
+        best_beyond_past_floor=bool(best) and b["busy_ms"] - floor > floor,
         laptop_best_label=lab.get(laptop_best_name, laptop_best_name), laptop_best_ms=laptop_best["step_ms"],
         laptop_best_floor_share=laptop_best.get("floor_share"),
         launches=launch["launches"], launch_repeats=launch["repeats"],
@@ -384,7 +389,9 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         has_after_profiler=bool(after), after_worst_label=lab[worst_after_name] if worst_after_name else "",
         after_worst_added_us=worst_after["added_host_us"] if worst_after else None,
         after_worst_share=worst_after["added_host_us"] / worst_after["before_host_us"] if worst_after else None,
+        after_grew=bool(worst_after) and worst_after["added_host_us"] > 0,
         profiled_static_host_ms=d["profiles"]["eager_static"]["cpu_us_profiled"] / 1e3,
+        profiler_slows_static=d["profiles"]["eager_static"]["cpu_us_profiled"] / 1e3 > st["host_ms"],
         tl_static_gaps_ms=tl_static_gaps, tl_static_host_ms=tl_st["host_us"] / 1e3,
         tl_static_mostly_gaps=tl_static_gaps > tl_st["host_us"] / 2e3,
         tl_graph_launches=len(tl_g["launches"]), tl_graph_kernels=len(tl_g["kernels"]), tl_graph_gaps_ms=tl_graph_gaps,
@@ -401,6 +408,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         one_graph=ex["graph_count"] == 1 and ex["graph_break_count"] == 0,
         laptop_graph_count=lex["graph_count"], laptop_break_count=lex["graph_break_count"],
         laptop_op_count=lex["op_count"],
+        warm_modes=tuple(k.removeprefix("compile_").replace("_", "-") for k in compile_warm["cold"]["modes"]),
         cold_low_s=min(cold), cold_high_s=max(cold), warm_low_s=min(warm), warm_high_s=max(warm),
         laptop_cold_low_s=laptop_compile_warm["cold_s_low"], laptop_cold_high_s=laptop_compile_warm["cold_s_high"],
         laptop_warm_low_s=laptop_compile_warm["warm_s_low"], laptop_warm_high_s=laptop_compile_warm["warm_s_high"],

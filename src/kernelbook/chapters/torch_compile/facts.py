@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -99,7 +100,8 @@ class Facts:
     one_host_compiled_us: float
     addmm_copies: int  # device-to-device copies in the compiled call at one token
     addmm_copy_us: float
-    addmm_copy: bool  # there are copies, and an addmm they feed
+    eager_copies: int  # ... and in the eager call
+    addmm_copy: bool  # the compiled call has copies where eager has none, and an addmm they feed
     laptop_addmm_copy_us: float
     big_saved_us: float
     big_eager_us: float
@@ -111,6 +113,9 @@ class Facts:
     big_gemm_share_eager: float  # the matrix products' share of the call's GPU time
     big_gemm_share_compiled: float
     big_gemm_dominates: bool
+    big_gemms: int  # the compiled call's matrix-product kernels (cuBLAS's, in default mode)
+    big_gemm_renamed: int  # ... of them not run under the same name by eager
+    big_gemm_same: bool  # eager and compiled run the very same matrix-product kernels
     # compile time
     norm_cold_s: float
     norm_warm_s: float
@@ -133,6 +138,9 @@ class Facts:
     decode_default_cold_s: float  # default mode cold, in this page's two-process run ...
     decode_default_cold_other_s: float  # ... and in the decode chapter's own run
     decode_cold_runs_differ: bool
+    decode_shared_cache: bool  # the two-process run compiles several modes, one after another, into one cache
+    decode_first_mode: str  # ... the one that found that cache empty
+    decode_later_modes: tuple[str, ...]  # ... the ones compiled after it
     # recompiles
     recompile_tokens: tuple[int, ...]
     first_call_s: float
@@ -232,6 +240,10 @@ def _gemm_share(side: dict[str, Any]) -> float:
     return sum(k["us"] for k in side["kernels"] if k["family"] == "gemm") / side["busy_us"]
 
 
+def _gemm_names(side: dict[str, Any]) -> Counter[str]:
+    return Counter(k["name"] for k in side["kernels"] if k["family"] == "gemm")
+
+
 def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time: dict[str, Any],
               recompiles: dict[str, Any], graph_breaks: dict[str, Any], modes: dict[str, Any],
               ceilings: dict[str, Any], compile_warm: dict[str, Any], six_ways: dict[str, Any],
@@ -259,8 +271,10 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
     small, big = (by[str(t)] for t in (min(map(int, by)), max(map(int, by))))
     eager_us = sorted(x["us"] for x in small["eager"]["kernels"] if x["family"] == "aten")
     copies = [x["us"] for x in small["compiled"]["kernels"] if x["family"] == "copy"]
+    eager_copies = sum(x["family"] == "copy" for x in small["eager"]["kernels"])
     launch_us = ceilings["launch"]["host_enqueue_us"]["median"]
     big_share = big["saved_us"] / big["eager"]["busy_us"]
+    big_renamed = sum((_gemm_names(big["compiled"]) - _gemm_names(big["eager"])).values())
     # compile time
     dec = decode_compiles(compile_warm, six_ways)
     cold = [d["cold_s"] for d in dec]
@@ -268,6 +282,7 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
     slowest = max(dec, key=lambda d: d["cold_s"])
     default_cold = next(d["cold_s"] for d in dec if d["mode"] == "default")
     default_other = six_ways["setup"]["compile_default"]["compile_s"]
+    warm_order = [k.removeprefix("compile_").replace("_", "-") for k in compile_warm["modes"]]
     # recompiles
     calls = recompiles["calls"]
     later = calls[2:]
@@ -317,7 +332,8 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         launch_us=launch_us, laptop_launch_us=lp["launch_host_us"],
         launch_beats_kernel=launch_us > statistics.median(eager_us),
         one_host_eager_us=small["eager"]["cpu_us"], one_host_compiled_us=small["compiled"]["cpu_us"],
-        addmm_copies=len(copies), addmm_copy_us=sum(copies), addmm_copy=bool(copies) and residual_in_addmm,
+        addmm_copies=len(copies), addmm_copy_us=sum(copies), eager_copies=eager_copies,
+        addmm_copy=bool(copies) and not eager_copies and residual_in_addmm,
         laptop_addmm_copy_us=lp["addmm_copy_us"],
         big_saved_us=big["saved_us"], big_eager_us=big["eager"]["busy_us"], big_saved_share=big_share,
         laptop_big_saved_ms=lp["saved_ms_2048"], laptop_big_eager_ms=lp["eager_ms_2048"],
@@ -325,6 +341,8 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         big_saving_vs_laptop=_versus(big_share, lp["saved_pct_2048"] / 100),
         big_gemm_share_eager=_gemm_share(big["eager"]), big_gemm_share_compiled=_gemm_share(big["compiled"]),
         big_gemm_dominates=_gemm_share(big["eager"]) >= DOMINATES,
+        big_gemms=sum(_gemm_names(big["compiled"]).values()), big_gemm_renamed=big_renamed,
+        big_gemm_same=_gemm_names(big["compiled"]) == _gemm_names(big["eager"]),
         norm_cold_s=compile_time["add_rmsnorm"]["cold"]["first_call_s"],
         norm_warm_s=compile_time["add_rmsnorm"]["warm"]["first_call_s"],
         mlp_cold_s=compile_time["mlp_1token"]["cold"]["first_call_s"],
@@ -339,6 +357,8 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         decode_warm_above_laptop=max(warm) > lt["decode_warm_s_high"], decode_warm_modes=len(warm),
         decode_default_cold_s=default_cold, decode_default_cold_other_s=default_other,
         decode_cold_runs_differ=_versus(default_cold, default_other) != "similar",
+        decode_shared_cache=len(warm_order) > 1, decode_first_mode=warm_order[0] if warm_order else "",
+        decode_later_modes=tuple(warm_order[1:]),
         recompile_tokens=tuple(c["tokens"] for c in calls), first_call_s=calls[0]["seconds"],
         second_tokens=calls[1]["tokens"], second_recompiled=calls[1]["graphs_compiled"] > 0,
         recompile_s=calls[1]["seconds"], laptop_recompile_s=lr["recompile_s"],
