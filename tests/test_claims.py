@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from kernelbook.chapters.claims import ledger as claims
@@ -30,3 +32,18 @@ def test_ids_are_unique_and_pages_exist():
     assert len(claims.BY_ID) == len(claims.CLAIMS)
     for c in claims.CLAIMS:
         assert (paths.root() / "docs" / c.page).is_file(), c.page
+
+
+@pytest.mark.parametrize("claim, change", [
+    ("swiglu-bytes", lambda d: d["memory_bound.eager_bytes"]["chains"]["swiglu"].update(fused_bytes_per_elem=8.0)),
+    ("expandable", lambda d: d["allocator.fragmentation"]["expandable"]["checkpoints"][-1].update(
+        reserved=2048 * claims.MiB)),
+])
+def test_a_check_reads_every_figure_its_test_names(claim, change, monkeypatch):
+    """'against 6 fused' and 'same allocated and reserved bytes': the check fails when only that figure differs."""
+    monkeypatch.delenv("KERNELBOOK_RESULTS", raising=False)
+    c = claims.BY_ID[claim]
+    data = copy.deepcopy(claims._data(c.needs, "nvidia-h200"))
+    assert claims.judge(c, data)[1] == claims.HOLDS
+    change(data)
+    assert claims.judge(c, data)[1] == claims.FAILS

@@ -159,11 +159,11 @@ def test_decode_verdicts_follow_the_step(data):
     d["profiles"]["eager_static"]["busy_us"] = 0.9 * 1e3 * report.summaries(d)["eager_static"]["step_ms"]
     d["all_passed"] = True
     f = F.from_data(**data)
-    assert not f.static_mostly_idle and f.all_checked
+    assert not f.static_mostly_idle and f.all_passed
     d["profiles"]["eager_static"]["busy_us"] = 0.1 * 1e3 * report.summaries(d)["eager_static"]["step_ms"]
     d["all_passed"] = False
     f = F.from_data(**data)
-    assert f.static_mostly_idle and not f.all_checked
+    assert f.static_mostly_idle and not f.all_passed
 
 
 def test_the_graph_trap_and_the_allocator_read_their_results(data):

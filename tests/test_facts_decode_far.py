@@ -87,6 +87,7 @@ def test_the_start_reads_the_decode_chapter_and_the_laptop(data):
     assert f.six_has_best and f.six_best_label == "torch.compile max-autotune" and f.six_mostly_overhead
     assert f.laptop_closer and not f.laptop_has_same  # the laptop's best is the same variant
     assert f.rest_shrank == "less" and f.rest_ratio == pytest.approx(1.2 / f.six_rest_ms)  # 1.2 against 1.17 ms
+    assert (f.laptop_floor_ms, f.laptop_dram_gbps) == (12.4, 248.7)
     six = data["six"]
     six["teacher_forced"]["compile_max_autotune"]["passed"] = False  # reduce-overhead is the best now
     f = _facts(data)

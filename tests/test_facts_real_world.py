@@ -18,7 +18,8 @@ def data(fixture_results):
     return {"graph_pools": load("allocator.graph_pools"), "mlp_profile": load("torch_compile.mlp_profile"),
             "ceilings": load("machine.ceilings"), "six_ways": load("decode.six_ways"),
             "laptop_profile": load("torch_compile.mlp_profile", F.LAPTOP),
-            "laptop_ceilings": load("machine.ceilings", F.LAPTOP), "gpu": "H200"}
+            "laptop_ceilings": load("machine.ceilings", F.LAPTOP),
+            "speed_of_light": tuple(load(n) for n in F.SPEED_OF_LIGHT), "gpu": "H200"}
 
 
 def test_the_fixture_reads_as_stored(data):
@@ -57,3 +58,11 @@ def test_fusion_saves_in_prefill_only_when_it_took_time_off(data):
     big["saved_us"] = -1.0
     f = F.from_data(**data)
     assert not f.prefill_fusion_saves and f.prefill_saved_share < 0
+
+
+def test_liger_is_raced_only_when_both_speed_of_light_runs_had_it(data):
+    for s in data["speed_of_light"]:
+        s["liger"] = True
+    assert F.from_data(**data).liger_raced
+    data["speed_of_light"][1]["liger"] = False
+    assert not F.from_data(**data).liger_raced

@@ -78,7 +78,7 @@ class Facts:
     best_busy_ms: float
     best_idle_ms: float
     best_floor_share: float  # the floor over the best step
-    all_checked: bool  # every variant matched eager's logits
+    all_passed: bool  # every variant matched eager's logits
     floor_ms: float  # the weights read once at the copy's speed
     laptop_floor_ms: float
     laptop_floor_over_ours: float
@@ -151,7 +151,7 @@ def from_data(data: dict[str, Data], laptop: dict[str, Data], gpu: str, sm_count
         ro_step_ms=s["compile_reduce_overhead"]["step_ms"],
         best_label=best["label"], best_step_ms=best["step_ms"], best_kernels=best["kernels"],
         best_busy_ms=best["busy_ms"], best_idle_ms=best["idle_ms"], best_floor_share=best["floor_share"],
-        all_checked=bool(six["all_passed"]), floor_ms=six["floor_ms"], laptop_floor_ms=lap_six["floor_ms"],
+        all_passed=bool(six["all_passed"]), floor_ms=six["floor_ms"], laptop_floor_ms=lap_six["floor_ms"],
         laptop_floor_over_ours=lap_six["floor_ms"] / six["floor_ms"],
         laptop_eager_step_ms=lap_v["eager_dynamic"]["step_ms"],
         laptop_best_step_ms=lap_v["compile_max_autotune"]["step_ms"],

@@ -123,7 +123,8 @@ CLAIMS: tuple[Claim, ...] = (
           lambda d: (f"{_f(d['memory_bound.eager_bytes']['chains']['swiglu']['bytes_per_elem'])} vs "
                      f"{_f(d['memory_bound.eager_bytes']['chains']['swiglu']['fused_bytes_per_elem'])} B/elem",
                      d["memory_bound.eager_bytes"]["chains"]["swiglu"]["bytes_per_elem"] == 10
-                     and d["memory_bound.eager_bytes"]["chains"]["swiglu"]["count"] == 2)),
+                     and d["memory_bound.eager_bytes"]["chains"]["swiglu"]["count"] == 2
+                     and d["memory_bound.eager_bytes"]["chains"]["swiglu"]["fused_bytes_per_elem"] == 6)),
     Claim("bytes-predict-time", "memory-bound.md", "Eager add + RMSNorm takes its bytes over the bandwidth",
           "measured time within 10% of bytes ÷ the copy bandwidth", ("memory_bound.eager_bytes",),
           lambda p: f"{p['memory_bound.eager_bytes']['add_rmsnorm_predicted_ms']} ms predicted; "
@@ -337,7 +338,8 @@ CLAIMS: tuple[Claim, ...] = (
           lambda d: (f"{d['allocator.fragmentation']['expandable']['checkpoints'][-1]['allocated'] // MiB:,} MiB in "
                      f"{d['allocator.fragmentation']['expandable']['checkpoints'][-1]['reserved'] // MiB:,} MiB",
                      not d["allocator.fragmentation"]["expandable"]["checkpoints"][-1]["error"]
-                     and d["allocator.fragmentation"]["expandable"]["checkpoints"][-1]["allocated"] == 1224 * MiB)),
+                     and d["allocator.fragmentation"]["expandable"]["checkpoints"][-1]["allocated"] == 1224 * MiB
+                     and d["allocator.fragmentation"]["expandable"]["checkpoints"][-1]["reserved"] == 1922 * MiB)),
     Claim("cudafree-waits", "allocator.md", "Without the cache, cudaFree waits for queued GPU work",
           "an uncached free behind queued work takes at least 90% of that work's time", ("allocator.caching",),
           lambda p: "it waited" if p["allocator.caching"]["uncached_free_waited_for_queued_work"] else "no",

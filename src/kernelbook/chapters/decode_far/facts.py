@@ -53,6 +53,7 @@ class Facts:
     laptop_best_ms: float
     laptop_best_floor_share: float
     laptop_floor_ms: float
+    laptop_dram_gbps: float  # the bandwidth the article's floor divides by (a memory read, not a copy)
     laptop_has_same: bool  # the article states the laptop's share for the H200's best variant too
     laptop_same_floor_share: float | None
     laptop_closer: bool  # the laptop's best step came closer to its floor than the H200's best to its own
@@ -273,7 +274,7 @@ def _start(six: dict[str, Any], laptop: dict[str, Any]) -> dict[str, Any]:
         six_copy_tbps=six["copy"]["gbps"] / 1e3, six_mostly_overhead=best is not None and best["floor_share"] < 0.5,
         laptop_best_label=six["labels"].get(lap_best, lap_best), laptop_best_ms=lap[lap_best]["step_ms"],
         laptop_best_floor_share=lap[lap_best]["floor_share"], laptop_floor_ms=laptop["floor_ms"],
-        laptop_has_same=same is not None and lap_best != best["name"],
+        laptop_dram_gbps=laptop["dram_gbps"], laptop_has_same=same is not None and lap_best != best["name"],
         laptop_same_floor_share=same and same["floor_share"])
 
 

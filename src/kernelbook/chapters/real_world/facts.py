@@ -1,6 +1,7 @@
 """The numbers and verdicts of docs/real-world.md: vLLM's capture sizes held against the allocator chapter's
 graph pools, and why engines capture decode and not prefill, from allocator.graph_pools, torch_compile.mlp_profile,
-machine.ceilings and decode.six_ways on one machine, with the article's RTX 4060 Laptop figures beside them.
+machine.ceilings and decode.six_ways on one machine, with the article's RTX 4060 Laptop figures beside them; and
+whether the speed-of-light runs (speed_of_light.add_rmsnorm, .swiglu) had Liger-Kernel to race.
 
 No sentence is written here: the page's Markdown reads these fields and branches on the booleans.
 """
@@ -16,6 +17,7 @@ from kernelbook.decode import report
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
 MiB = 1 << 20
 SHOWN = 6, 3  # capture sizes written out at the start and the end of the list
+SPEED_OF_LIGHT = ("speed_of_light.add_rmsnorm", "speed_of_light.swiglu")  # the runs that race Liger-Kernel
 
 
 @dataclass(frozen=True)
@@ -46,11 +48,14 @@ class Facts:
     laptop_kernel_ms_high: float
     laptop_launch_us: float
     laptop_saved_share: float
+    # hand-written kernels
+    liger_raced: bool  # both speed-of-light runs timed Liger-Kernel's kernels beside this site's
 
 
 def from_data(graph_pools: dict[str, Any], mlp_profile: dict[str, Any], ceilings: dict[str, Any],
               six_ways: dict[str, Any], laptop_profile: dict[str, Any], laptop_ceilings: dict[str, Any],
-              gpu: str) -> Facts:
+              speed_of_light: tuple[dict[str, Any], ...], gpu: str) -> Facts:
+    """speed_of_light: the data of speed_of_light.add_rmsnorm and speed_of_light.swiglu."""
     sizes = graph_pools["vllm_sizes"]
     first, last = SHOWN
     tokens = max(mlp_profile["by_tokens"], key=int)
@@ -72,6 +77,7 @@ def from_data(graph_pools: dict[str, Any], mlp_profile: dict[str, Any], ceilings
         laptop_kernel_ms_low=laptop_profile["kernel_ms_2048_low"],
         laptop_kernel_ms_high=laptop_profile["kernel_ms_2048_high"],
         laptop_launch_us=laptop_ceilings["launch_host_us"], laptop_saved_share=laptop_profile["saved_pct_2048"] / 100,
+        liger_raced=all(s["liger"] for s in speed_of_light),
     )
 
 
@@ -81,4 +87,5 @@ def facts(machine: str | None = None) -> Facts:
                      page.result("torch_compile.mlp_profile", machine).data, ceilings.data,
                      page.result("decode.six_ways", machine).data,
                      page.result("torch_compile.mlp_profile", LAPTOP).data,
-                     page.result("machine.ceilings", LAPTOP).data, page.machine_label(ceilings))
+                     page.result("machine.ceilings", LAPTOP).data,
+                     tuple(page.result(n, machine).data for n in SPEED_OF_LIGHT), page.machine_label(ceilings))
