@@ -201,7 +201,7 @@ def test_summary_pages_render_down_every_branch(name, fixture_results):
     macros._cache.clear()
     assert "{{" not in macros.render(text, stem)
     for alias, chapter in SET.findall(text):
-        key = (chapter, paths.primary_machine())
+        key = (chapter, paths.primary_machine(), tuple(paths.results_dirs()))
         base, read = macros._cache[key]
         hints = typing.get_type_hints(type(base))
         for field in sorted(set(re.findall(rf"\b{alias}\.([a-z_][a-z0-9_]*)", conditions))):

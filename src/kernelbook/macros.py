@@ -26,7 +26,7 @@ from kernelbook import page, paths, store
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[^\n]*\n.*?^(?P=indent)(?P=fence)[ \t]*$",
                    re.M | re.S)
-_cache: dict[tuple[str, str], tuple[Any, list[store.Result]]] = {}
+_cache: dict[tuple[str, str, tuple], tuple[Any, list[store.Result]]] = {}
 
 
 def chapter_of(src_path: str) -> str:
@@ -42,7 +42,7 @@ def facts(chapter: str, machine: str | None = None) -> Any:
     """The facts of `chapter` on `machine` (default: the primary), computed once per build; every call counts the
     results behind them as shown on the page being built."""
     machine = paths.primary_machine() if machine is None else machine
-    key = (chapter, machine)
+    key = (chapter, machine, tuple(paths.results_dirs()))  # another results folder is another store
     if key not in _cache:
         module = importlib.import_module(f"kernelbook.chapters.{chapter}.facts")
         with page.reading() as read:
