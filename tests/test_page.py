@@ -114,3 +114,12 @@ def test_fresh_runs_are_every_run_of_the_current_code(fixture_results):
     runs = page.fresh_runs("machine.ceilings")
     assert [r.path.name for r in runs] == [first.name, later.name] and runs[-1].data["launch"]["speedup"] == 6.0
     assert page.fresh_runs("machine.ceilings", "nvidia-geforce-rtx-4060-laptop-gpu")[0].published
+
+
+def test_a_figure_with_a_caption_shows_it_under_the_image():
+    import matplotlib.pyplot as plt
+
+    fig, _ = plt.subplots()
+    html = page.figure(fig, "bytes <moved> per element", caption=True)
+    assert html.strip().startswith('<figure class="kb-figure"><img class="kb-figure" alt="bytes &lt;moved&gt;')
+    assert html.strip().endswith("<figcaption>bytes &lt;moved&gt; per element.</figcaption></figure>")

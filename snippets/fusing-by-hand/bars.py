@@ -25,6 +25,5 @@ for ax in (a, b):
 fig.tight_layout()
 caption = ("Left, the bytes each version moved per element (dashed: what one fused kernel must move); right, its "
            "time, median and range over rounds")
-print(page.figure(fig, caption))
-print(f"\n*{caption}.*\n")
+print(page.figure(fig, caption, caption=True))
 print(page.provenance(r))

@@ -28,6 +28,5 @@ ax.legend(fontsize=7, loc="upper left")
 ax.grid(True, which="both", alpha=0.3)
 caption = (f"Each version on the {page.machine_label(r)}'s roofline (same-run copy, bf16 matmul): its FLOP per byte "
            "moved against the TFLOP/s it reached")
-print(page.figure(fig, caption))
-print(f"\n*{caption}.*\n")
+print(page.figure(fig, caption, caption=True))
 print(page.provenance(r))

@@ -23,6 +23,5 @@ ax.legend(loc="lower right", fontsize=8)
 ax.grid(True, which="both", alpha=0.3)
 caption = (f"The {page.machine_label(r)}'s roofline from its measured ceilings: attainable TFLOP/s against FLOP per "
            "byte, the ridge dotted")
-print(page.figure(fig, caption))
-print(f"\n*{caption}.*\n")
+print(page.figure(fig, caption, caption=True))
 print(page.provenance(r))

@@ -265,16 +265,21 @@ def downloads(headers: Sequence[str], rows: Sequence[Sequence[Any]], stem: str) 
 
 
 
-def figure(fig: Any, alt: str) -> str:
-    """A matplotlib figure as an inline SVG image (one line of HTML, safe inside Markdown)."""
+def figure(fig: Any, alt: str, caption: bool = False) -> str:
+    """A matplotlib figure as an inline SVG image (HTML, safe inside Markdown); with caption, `alt` is shown under
+    it as the figure's caption too."""
+    import html
+
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     b64 = base64.b64encode(buf.getvalue()).decode()
-    alt = alt.replace('"', "&quot;")
-    return f'\n<img class="kb-figure" alt="{alt}" src="data:image/svg+xml;base64,{b64}">\n'
+    img = f'<img class="kb-figure" alt="{html.escape(alt)}" src="data:image/svg+xml;base64,{b64}">'
+    if caption:
+        return f'\n<figure class="kb-figure">{img}<figcaption>{html.escape(alt)}.</figcaption></figure>\n'
+    return f"\n{img}\n"
 
 
 def machine_label(res: store.Result) -> str:
