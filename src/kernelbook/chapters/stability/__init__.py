@@ -1,0 +1,1 @@
+"""How firm are these numbers: each headline figure across the stored runs (docs/stability.md)."""

@@ -1,0 +1,532 @@
+"""The numbers and verdicts of docs/stability.md: each headline figure of the site across every stored run on one
+machine, how far it moved within a run (the rounds' fastest to slowest) and from run to run, and what moved the
+ones that moved (the host under eager launches and the decode step's slow rounds; autotuning's picks).
+
+Runs of the current code (page.fresh_runs) decide a figure's firmness. Runs of earlier code (the stale runs in
+the same folder: the same measurement before files moved, under other code hashes, on other days) are context and
+are kept apart. Some of those store their data under older keys; OLD_KEYS maps them to today's.
+
+A figure's firmness, from the runs of the current code (FIRM is the one threshold):
+  unsettled  two or more runs disagree by more than FIRM of the newest median and by more than the widest
+             within-run spread among them
+  noisy      otherwise, a run's rounds spread by more than FIRM of its median
+  firm       otherwise, with two runs or more
+  steady in one run   otherwise, with one run: the run-to-run range awaits a second run
+  no rounds stored    one run that keeps a single value or a median without its fastest round
+
+No sentence is written here: the page's Markdown reads these fields and branches on the booleans and verdicts.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from kernelbook import page, paths, store
+from kernelbook.chapters.decode_far import report as far
+from kernelbook.chapters.fusing_by_hand.facts import LABELS as FUSION_LABELS
+from kernelbook.chapters.speed_of_light.facts import BIG_BYTES, OURS
+
+FIRM = 0.02  # a spread or a range under 2% of the median is firm (what the fusion table moved by between days)
+TRACKS = 0.10  # eager launch "tracks the host" when its µs per launch is within 10% of the host's enqueue µs
+HOST_SHARE = 0.5  # a slow round's extra host time "accounts for" its extra step time at half of it or more
+HOST_BOUND = 0.9  # an eager decode step is "host-bound" when the host's time is this share of the step or more
+EAGER = ("eager_dynamic", "eager_static")
+OLD_KEYS = {  # speed_of_light versions stored under display labels before the rename -> today's data keys
+    "same-bytes copy": "copy", "same-bytes copy, kernel-sized programs": "copy_tiled",
+    "multi-row Triton (best)": "ours", "Triton (best block)": "ours", "multi-row Triton (heuristic)": "ours_heuristic",
+    "one-row Triton": "one_row", "Triton (chapter's block)": "chapter", "torch.compile": "compiled",
+    "Liger-Kernel": "liger", "F.rms_norm": "rms_norm", "eager": "eager",
+}
+FUSION = tuple(FUSION_LABELS)  # (op, version) in the fusion table's order
+DECODE = {"decode_eager": "eager_dynamic", "decode_graph": "cuda_graph", "decode_ro": "compile_reduce_overhead",
+          "decode_ma": "compile_max_autotune"}
+LABELS = {  # headline figures' keys -> how the table and the figure name them
+    "copy": "copy bandwidth", "matmul": "bf16 matmul rate", "launch_eager": "eager launch",
+    "launch_graph": "graph replay, per kernel", "launch_speedup": "graph speedup over eager launches",
+    "launch_host": "host time to enqueue one launch",
+    **{f"fusion_{op}_{v}": FUSION_LABELS[(op, v)] for op, v in FUSION},
+    "fusion_speedup": "add + RMSNorm: Triton's speedup over eager",
+    "decode_eager": "decode step: eager, default cache", "decode_graph": "decode step: CUDA graph by hand",
+    "decode_ro": "decode step: torch.compile reduce-overhead", "decode_ma": "decode step: torch.compile max-autotune",
+    "far_last": "hand-built decode step, last change", "far_share": "... its share of the bandwidth floor",
+    "sol_add": "add + RMSNorm: ours' lowest share of the copy",
+    "sol_swiglu": "SwiGLU: ours' lowest share of the copy",
+    "compile_norm": "compile time: add + RMSNorm, cold cache",
+    "compile_decode": "compile time: decode step, cold cache",
+    "alloc": "caching allocator, µs per allocation",
+}
+Firmness = Literal["firm", "steady in one run", "noisy", "unsettled", "no rounds stored"]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One run's value of a figure: the median and, where the run stored its rounds, their fastest and slowest."""
+    median: float
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def spread(self) -> float | None:
+        return None if self.low is None or self.high is None else (self.high - self.low) / self.median
+
+
+@dataclass(frozen=True)
+class Run:
+    """One stored run as this page reads it: its data and where it came from."""
+    data: dict[str, Any]
+    current: bool  # a run of the current code
+    started: str  # its UTC start, '2026-12-01T07:45:18+00:00'
+    commit: str
+    code: str  # the code hash, 8 characters
+    versions: tuple[str, ...]  # torch, triton, CUDA, driver
+    clocks: tuple[str, ...]  # SM and memory MHz at the run's start and end
+
+
+def run_of(res: store.Result, current: bool) -> Run:
+    p = res.provenance
+    v, s0, s1 = p.get("versions") or {}, p.get("smi_start") or {}, p.get("smi_end") or {}
+    return Run(res.data, current, str(p.get("started_utc", "?")), str(p.get("git", {}).get("commit", "?"))[:8],
+               str(p.get("code_hash", "?"))[:8],
+               (str(v.get("torch")), str(v.get("triton")), str(v.get("cuda")), str(p.get("driver"))),
+               tuple(str(s.get(k)) for s in (s0, s1) for k in ("clocks.sm", "clocks.mem")))
+
+
+# ---- reading one run's value of each figure ---------------------------------------------------------------------
+
+def _t(x: dict[str, Any], k: float = 1.0) -> Sample:
+    """A stored timing summary (median, min, max) times k."""
+    return Sample(x["median"] * k, x["min"] * k, x["max"] * k)
+
+
+def _rounds(values: list[float]) -> Sample:
+    return Sample(statistics.median(values), min(values), max(values))
+
+
+def _over(k: float, s: Sample) -> Sample:
+    """k / s: a rate from a time (its slowest round gives the lowest rate)."""
+    return Sample(k / s.median, None if s.high is None else k / s.high, None if s.low is None else k / s.low)
+
+
+def _ratio(a: Sample, b: Sample) -> Sample:
+    """a / b, its range from the extreme rounds of each: a's fastest over b's slowest, and the other way round."""
+    lo = None if a.low is None or b.high is None else a.low / b.high
+    hi = None if a.high is None or b.low is None else a.high / b.low
+    return Sample(a.median / b.median, lo, hi)
+
+
+def _versions(shape: dict[str, Any]) -> dict[str, Any]:
+    return {OLD_KEYS.get(k, k): v for k, v in shape["versions"].items()}
+
+
+def _sol(d: dict[str, Any]) -> Sample:
+    """Ours' lowest share of the same-bytes copy over the shapes that count for the goal, with that shape's range."""
+    shapes = [_versions(s) for s in d["shapes"] if s["bytes"] >= BIG_BYTES]
+    v = min(shapes, key=lambda v: v["copy"]["ms"] / v[OURS]["ms"])
+    return _ratio(_rounds(v["copy"]["values"]), _rounds(v[OURS]["values"]))
+
+
+def _fusion(op: str, key: str) -> Callable[[dict[str, Any]], Sample]:
+    return lambda d: _t(next(v for v in d["versions"] if (v["op"], v["key"]) == (op, key))["time"])
+
+
+def _decode(name: str) -> Callable[[dict[str, Any]], Sample]:
+    return lambda d: _rounds([r["variants"][name]["step_ms"] for r in d["rounds"] if name in r["variants"]])
+
+
+def _far_last(d: dict[str, Any]) -> Sample:
+    s = far.step_summary(d, d["steps"][-1])
+    return Sample(s["step_ms"], s["step_min_ms"], s["step_max_ms"])
+
+
+def _launch(d: dict[str, Any], key: str) -> Sample:
+    return _t(d["launch"][key], 1e3 / d["launch"]["launches"])
+
+
+@dataclass(frozen=True)
+class Spec:
+    key: str
+    experiment: str
+    unit: str  # "%" for a share, shown as a percentage
+    digits: int
+    page: str
+    read: Callable[[dict[str, Any]], Sample]
+
+
+SPECS: tuple[Spec, ...] = (
+    Spec("copy", "machine.ceilings", "TB/s", 2, "machine.md",
+         lambda d: _over(d["bandwidth"]["copy"]["bytes_moved"] / 1e9, _t(d["bandwidth"]["copy"]))),
+    Spec("matmul", "machine.ceilings", "TFLOP/s", 0, "machine.md",
+         lambda d: _over(d["matmul"]["flop"] / 1e9, _t(d["matmul"]))),
+    Spec("launch_eager", "machine.ceilings", "µs", 2, "machine.md", lambda d: _launch(d, "eager_ms")),
+    Spec("launch_graph", "machine.ceilings", "µs", 2, "machine.md", lambda d: _launch(d, "graph_ms")),
+    Spec("launch_speedup", "machine.ceilings", "×", 1, "machine.md",
+         lambda d: _ratio(_t(d["launch"]["eager_ms"]), _t(d["launch"]["graph_ms"]))),
+    Spec("launch_host", "machine.ceilings", "µs", 2, "machine.md", lambda d: _t(d["launch"]["host_enqueue_us"])),
+    *(Spec(f"fusion_{op}_{v}", "fusing_by_hand.versions", "ms", 4, "fusing-by-hand.md", _fusion(op, v))
+      for op, v in FUSION),
+    Spec("fusion_speedup", "fusing_by_hand.versions", "×", 2, "fusing-by-hand.md",
+         lambda d: _ratio(_fusion("add_rmsnorm", "eager")(d), _fusion("add_rmsnorm", "triton")(d))),
+    *(Spec(key, "decode.six_ways", "ms", 2, "decode.md", _decode(name)) for key, name in DECODE.items()),
+    Spec("far_last", "decode_far.ladder", "ms", 3, "decode-far.md", _far_last),
+    Spec("far_share", "decode_far.ladder", "%", 1, "decode-far.md", lambda d: _over(d["floor_ms"], _far_last(d))),
+    Spec("sol_add", "speed_of_light.add_rmsnorm", "%", 1, "speed-of-light.md", _sol),
+    Spec("sol_swiglu", "speed_of_light.swiglu", "%", 1, "speed-of-light.md", _sol),
+    Spec("compile_norm", "torch_compile.compile_time", "s", 2, "torch-compile.md",
+         lambda d: Sample(d["add_rmsnorm"]["cold"]["first_call_s"])),
+    Spec("compile_decode", "decode.compile_warm", "s", 1, "decode.md",
+         lambda d: Sample(d["cold"]["modes"]["compile_default"]["compile_s"])),
+    Spec("alloc", "allocator.caching", "µs", 2, "allocator.md",
+         lambda d: Sample(max(s["alloc_us"] for s in d["cached"]["sizes"]))),
+)
+WHAT_MOVES = ("torch_compile.codegen",)  # read for autotuning's picks, not for a figure of the table
+EXPERIMENTS = tuple(dict.fromkeys([s.experiment for s in SPECS] + list(WHAT_MOVES)))
+
+
+# ---- the page's facts ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Point:
+    """One run of a figure, relative to the newest current-code run's median (0.05: 5% above it)."""
+    started: str
+    current: bool
+    rel: float
+    rel_low: float | None
+    rel_high: float | None
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str
+    label: str
+    unit: str
+    digits: int
+    page: str
+    experiment: str
+    median: float  # the newest run of the current code: what its page shows
+    within: float | None  # the widest within-run spread among the current code's runs (None: no rounds stored)
+    current_runs: int
+    current_range: float | None  # (highest - lowest median) over the current code's runs; None with one run
+    earlier_runs: int
+    earlier_low: float | None  # the earlier code's medians against today's, lowest and highest (-0.1: 10% below)
+    earlier_high: float | None
+    moved_before: bool  # an earlier-code run sits further from today's median than FIRM and than both spreads
+    firmness: Firmness
+    points: tuple[Point, ...]
+
+
+@dataclass(frozen=True)
+class Stored:
+    """The stored runs of one experiment, current code and earlier code apart."""
+    experiment: str
+    current: tuple[Run, ...]
+    earlier: tuple[Run, ...]
+
+
+@dataclass(frozen=True)
+class LaunchRun:
+    started: str
+    current: bool
+    code: str
+    eager_us: float
+    host_us: float
+    graph_us: float
+    speedup: float
+    eager_over_host: float
+
+
+@dataclass(frozen=True)
+class WayRounds:
+    """One decode way's rounds in the newest decode.six_ways run, in round order."""
+    label: str
+    step_ms: tuple[float, ...]
+    host_ms: tuple[float, ...]
+    slow_round: int  # 1-based: the round with the slowest step
+    slow_step_ms: float  # that round's step over the median step
+    slow_host_ms: float  # that round's host time over the median host time
+    host_accounts: bool  # ... at HOST_SHARE of the extra step time or more
+
+
+@dataclass(frozen=True)
+class Picks:
+    """The kernels torch.compile's max-autotune picked for the MLP half at one token, in one run."""
+    started: str
+    current: bool
+    kernels: tuple[str, ...]
+    compile_s: float
+
+
+@dataclass(frozen=True)
+class Retuned:
+    """A site of the hand-built decode step whose in-step retuning picked different configs across runs."""
+    step: str
+    site: str
+    configs: tuple[str, ...]  # one per run, oldest first
+
+
+@dataclass(frozen=True)
+class Facts:
+    gpu: str
+    firm: float  # FIRM
+    tracks: float  # TRACKS
+    host_share: float  # HOST_SHARE
+    # the runs
+    experiments: int
+    stored: tuple[Stored, ...]
+    current_runs: int  # over every experiment
+    earlier_runs: int
+    earlier_experiments: int  # experiments with an earlier-code run
+    any_earlier: bool
+    one_current_each: bool  # every experiment has exactly one run of the current code
+    any_one_current: bool  # some experiment has only one
+    same_versions: bool  # every stored run ran the same torch, Triton, CUDA and driver
+    versions: tuple[str, ...]  # those of the newest run of machine.ceilings
+    earlier_first: str  # the oldest earlier-code run's date, '2026-11-29' ("" if none)
+    # the figures
+    figures: tuple[Figure, ...]
+    n_figures: int
+    firm_labels: tuple[str, ...]
+    steady_labels: tuple[str, ...]
+    noisy_labels: tuple[str, ...]
+    unsettled_labels: tuple[str, ...]
+    no_rounds_labels: tuple[str, ...]
+    any_noisy: bool
+    any_unsettled: bool
+    moved_labels: tuple[str, ...]  # figures an earlier-code run moved beyond FIRM and the spreads
+    any_moved: bool
+    moved_steady_labels: tuple[str, ...]  # ... of them steady in their one current run: a second run will tell
+    any_moved_steady: bool
+    # eager launches and the host (every stored machine.ceilings run)
+    launch_runs: tuple[LaunchRun, ...]
+    launch_n: int
+    launch_current: int  # ... of them runs of the current code
+    launch_eager_low: float
+    launch_eager_high: float
+    launch_graph_low: float
+    launch_graph_high: float
+    launch_eager_moved: float  # (highest - lowest) over every run, as a share of today's
+    launch_graph_moved: float
+    launch_speedup_low: float
+    launch_speedup_high: float
+    launch_tracks_host: bool  # in every run, eager µs per launch within TRACKS of the host's enqueue µs
+    launch_host_gap: float  # the widest such gap
+    launch_eager_within: float  # the current run's spreads
+    launch_host_within: float
+    launch_graph_within: float
+    launch_clocks_same: bool  # every run read the same SM and memory clocks at its start and at its end
+    launch_sm_end: str  # MHz at the newest run's end
+    # the decode step's rounds (the newest decode.six_ways run)
+    decode_rounds: tuple[WayRounds, ...]
+    decode_rounds_n: int
+    decode_clocks_same: bool  # every round began and ended at the same SM and memory clocks
+    decode_sm: str
+    ro_slow_round: int
+    ro_slow_step_ms: float
+    ro_slow_host_ms: float
+    ma_slow_round: int
+    ma_slow_step_ms: float
+    ma_slow_host_ms: float
+    graph_modes_host: bool  # for both compiled graph modes, the slow round's host time accounts for its step time
+    same_slow_round: bool  # both compiled graph modes were slowest in the same round
+    eager_host_low: float  # the lowest share of an eager step that the host's time took, over both eager ways' rounds
+    eager_host_bound: bool  # ... at HOST_BOUND or more
+    # autotuning's picks
+    picks: tuple[Picks, ...]  # every stored torch_compile.codegen run
+    picks_n: int
+    picks_compared: bool  # more than one stored run
+    picks_same: bool  # every run picked the same kernels
+    picks_kernels: int  # how many the newest run picked
+    picks_compile_low: float
+    picks_compile_high: float
+    decode_ma_runs: int  # stored decode.six_ways runs
+    decode_ma_triton: int  # kernels of its profiled max-autotune step, Triton and other
+    decode_ma_other: int
+    decode_ma_compile_s: float
+    decode_ma_one_run: bool
+    far_runs: int
+    far_compared: bool  # more than one stored run
+    far_last_gap: float | None  # today's last step against the earlier-code run furthest from it, unsigned
+    far_last_faster_now: bool  # ... and today's is the faster of the two
+    far_tuned_same: bool  # the matvec tuning picked the same config at every site in every run
+    far_sites: int
+    retuned: tuple[Retuned, ...]
+    retuned_same: bool  # the in-step retuning picked the same configs in every run too
+
+
+def firmness(current: list[Sample]) -> Firmness:
+    """The verdict on one figure from its current-code runs, oldest first (the module docstring states the rule)."""
+    newest = current[-1].median
+    spreads = [s.spread for s in current]
+    known = [x for x in spreads if x is not None]
+    if len(current) > 1:
+        rng = (max(s.median for s in current) - min(s.median for s in current)) / newest
+        if rng > FIRM and rng > max(known, default=0.0):
+            return "unsettled"
+    if known and max(known) > FIRM:
+        return "noisy"
+    if len(current) > 1:
+        return "firm"
+    return "no rounds stored" if not known else "steady in one run"
+
+
+def _rel(x: float | None, ref: float) -> float | None:
+    return None if x is None else x / ref - 1
+
+
+def _read(spec: Spec, run: Run) -> Sample | None:
+    """The figure's value in one run; None for an earlier-code run that did not store it (a current run must)."""
+    try:
+        return spec.read(run.data)
+    except (KeyError, StopIteration, TypeError, ValueError):
+        if run.current:
+            raise
+        return None
+
+
+def _figure(spec: Spec, runs: list[Run]) -> Figure:
+    read = [(r, s) for r in runs if (s := _read(spec, r)) is not None]
+    cur = [s for r, s in read if r.current]
+    old = [(r, s) for r, s in read if not r.current]
+    ref = cur[-1].median
+    spreads = [s.spread for s in cur if s.spread is not None]
+    within = max(spreads) if spreads else None
+    rng = (max(s.median for s in cur) - min(s.median for s in cur)) / ref if len(cur) > 1 else None
+    rels = [s.median / ref - 1 for _, s in old]
+    moved = any(abs(x) > FIRM and abs(x) > max(s.spread or 0.0, within or 0.0) for x, (_, s) in zip(rels, old,
+                                                                                                     strict=True))
+    pts = tuple(Point(r.started, r.current, s.median / ref - 1, _rel(s.low, ref), _rel(s.high, ref)) for r, s in read)
+    return Figure(spec.key, LABELS[spec.key], spec.unit, spec.digits, spec.page, spec.experiment, ref, within,
+                  len(cur), rng, len(old), min(rels, default=None), max(rels, default=None), moved, firmness(cur), pts)
+
+
+def _labels(figs: list[Figure], verdict: str) -> tuple[str, ...]:
+    return tuple(f.label for f in figs if f.firmness == verdict)
+
+
+def _launches(runs: list[Run]) -> dict[str, Any]:
+    rows = []
+    for r in runs:
+        ln = r.data["launch"]
+        eager, graph = _launch(r.data, "eager_ms"), _launch(r.data, "graph_ms")
+        host = ln["host_enqueue_us"]["median"]
+        rows.append(LaunchRun(r.started, r.current, r.code, eager.median, host, graph.median,
+                              eager.median / graph.median, eager.median / host))
+    now = [r for r in runs if r.current][-1]
+    today = next(x for x in reversed(rows) if x.current)
+    eager, graph = [x.eager_us for x in rows], [x.graph_us for x in rows]
+    gap = max(abs(x.eager_over_host - 1) for x in rows)
+    return dict(
+        launch_runs=tuple(rows), launch_n=len(rows), launch_current=sum(x.current for x in rows),
+        launch_eager_low=min(eager), launch_eager_high=max(eager),
+        launch_graph_low=min(graph), launch_graph_high=max(graph),
+        launch_eager_moved=(max(eager) - min(eager)) / today.eager_us,
+        launch_graph_moved=(max(graph) - min(graph)) / today.graph_us,
+        launch_speedup_low=min(x.speedup for x in rows), launch_speedup_high=max(x.speedup for x in rows),
+        launch_tracks_host=gap <= TRACKS, launch_host_gap=gap,
+        launch_eager_within=_launch(now.data, "eager_ms").spread,
+        launch_host_within=_t(now.data["launch"]["host_enqueue_us"]).spread,
+        launch_graph_within=_launch(now.data, "graph_ms").spread,
+        launch_clocks_same=len({r.clocks for r in runs}) == 1, launch_sm_end=now.clocks[2])
+
+
+def _way(d: dict[str, Any], name: str) -> WayRounds:
+    per = [r["variants"][name] for r in d["rounds"] if name in r["variants"]]
+    steps, hosts = [p["step_ms"] for p in per], [p["host_us"] / 1e3 for p in per]
+    slow = max(range(len(steps)), key=steps.__getitem__)
+    extra_step = steps[slow] - statistics.median(steps)
+    extra_host = hosts[slow] - statistics.median(hosts)
+    return WayRounds(d["labels"][name], tuple(steps), tuple(hosts), slow + 1, extra_step, extra_host,
+                     extra_host >= HOST_SHARE * extra_step)
+
+
+def _decode_rounds(runs: list[Run]) -> dict[str, Any]:
+    d = [r for r in runs if r.current][-1].data
+    ways = {name: _way(d, name) for name in d["names"]}
+    ro, ma = ways["compile_reduce_overhead"], ways["compile_max_autotune"]
+    clocks = {(s["clocks.sm"], s["clocks.mem"]) for r in d["rounds"] for s in (r["smi"], r["smi_end"])}
+    ma_mix = d["kernel_mix"]["compile_max_autotune"]
+    eager_low = min(h / s for n in EAGER for h, s in zip(ways[n].host_ms, ways[n].step_ms, strict=True))
+    return dict(
+        decode_rounds=tuple(ways.values()), decode_rounds_n=len(d["rounds"]), decode_clocks_same=len(clocks) == 1,
+        decode_sm=f"{d['rounds'][-1]['smi_end']['clocks.sm']:.0f}",
+        ro_slow_round=ro.slow_round, ro_slow_step_ms=ro.slow_step_ms, ro_slow_host_ms=ro.slow_host_ms,
+        ma_slow_round=ma.slow_round, ma_slow_step_ms=ma.slow_step_ms, ma_slow_host_ms=ma.slow_host_ms,
+        graph_modes_host=ro.host_accounts and ma.host_accounts, same_slow_round=ro.slow_round == ma.slow_round,
+        eager_host_low=eager_low, eager_host_bound=eager_low >= HOST_BOUND,
+        decode_ma_runs=len(runs), decode_ma_triton=ma_mix["triton"], decode_ma_other=ma_mix["other"],
+        decode_ma_compile_s=d["setup"]["compile_max_autotune"]["compile_s"], decode_ma_one_run=len(runs) == 1)
+
+
+def _widest(ladder: list[Run]) -> float | None:
+    """The earlier code's last decode step against today's: the gap of the run furthest from it, signed."""
+    now = _far_last([r for r in ladder if r.current][-1].data).median
+    gaps = [_far_last(r.data).median / now - 1 for r in ladder if not r.current]
+    return max(gaps, key=abs, default=None)
+
+
+def _picks(codegen: list[Run], ladder: list[Run]) -> dict[str, Any]:
+    picks = tuple(Picks(r.started, r.current, tuple(r.data["mlp_1token_max_autotune"]["summary"]["kernel_names"]),
+                        r.data["mlp_1token_max_autotune"]["seconds"]) for r in codegen)
+    tuned = [{site: tuple(t["best"]) for site, t in r.data["tuning"].items()} for r in ladder]
+    steps = dict.fromkeys(step for r in ladder for step in r.data["in_step"])
+    retuned = []
+    for step in steps:
+        per = [r.data["in_step"].get(step, {}).get("configs", {}) for r in ladder]
+        for site in dict.fromkeys(s for p in per for s in p):
+            configs = tuple(" × ".join(map(str, p[site])) if site in p else "—" for p in per)
+            if len(set(configs)) > 1:
+                retuned.append(Retuned(ladder[-1].data["labels"].get(step, step), site, configs))
+    gap = _widest(ladder)
+    return dict(
+        picks=picks, picks_n=len(picks), picks_compared=len(picks) > 1, picks_same=len({p.kernels for p in picks}) == 1,
+        picks_kernels=len(picks[-1].kernels), picks_compile_low=min(p.compile_s for p in picks),
+        picks_compile_high=max(p.compile_s for p in picks),
+        far_runs=len(ladder), far_compared=len(ladder) > 1, far_last_gap=None if gap is None else abs(gap),
+        far_last_faster_now=gap is not None and gap > 0, far_tuned_same=all(t == tuned[-1] for t in tuned),
+        far_sites=len(tuned[-1]), retuned=tuple(retuned), retuned_same=not retuned)
+
+
+def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
+    """runs: every experiment of EXPERIMENTS -> its stored runs on one machine, oldest first, each marked current
+    (a run of the current code) or not; at least one current run each."""
+    figs = [_figure(spec, runs[spec.experiment]) for spec in SPECS]
+    every = [r for name in EXPERIMENTS for r in runs[name]]
+    earlier = [r for r in every if not r.current]
+    moved = [f for f in figs if f.moved_before]
+    steady = _labels(figs, "steady in one run")
+    return Facts(
+        gpu=gpu, firm=FIRM, tracks=TRACKS, host_share=HOST_SHARE,
+        experiments=len(EXPERIMENTS),
+        stored=tuple(Stored(n, tuple(r for r in runs[n] if r.current), tuple(r for r in runs[n] if not r.current))
+                     for n in EXPERIMENTS),
+        current_runs=len(every) - len(earlier), earlier_runs=len(earlier),
+        earlier_experiments=sum(any(not r.current for r in runs[n]) for n in EXPERIMENTS), any_earlier=bool(earlier),
+        one_current_each=all(sum(r.current for r in runs[n]) == 1 for n in EXPERIMENTS),
+        any_one_current=any(sum(r.current for r in runs[n]) == 1 for n in EXPERIMENTS),
+        same_versions=len({r.versions for r in every}) == 1,
+        versions=[r for r in runs["machine.ceilings"] if r.current][-1].versions,
+        earlier_first=min((r.started for r in earlier), default="")[:10],
+        figures=tuple(figs), n_figures=len(figs),
+        firm_labels=_labels(figs, "firm"), steady_labels=steady, noisy_labels=_labels(figs, "noisy"),
+        unsettled_labels=_labels(figs, "unsettled"), no_rounds_labels=_labels(figs, "no rounds stored"),
+        any_noisy=bool(_labels(figs, "noisy")), any_unsettled=bool(_labels(figs, "unsettled")),
+        moved_labels=tuple(f.label for f in moved), any_moved=bool(moved),
+        moved_steady_labels=tuple(f.label for f in moved if f.label in steady),
+        any_moved_steady=any(f.label in steady for f in moved),
+        **_launches(runs["machine.ceilings"]), **_decode_rounds(runs["decode.six_ways"]),
+        **_picks(runs["torch_compile.codegen"], runs["decode_far.ladder"]),
+    )
+
+
+def facts(machine: str | None = None) -> Facts:
+    machine = paths.primary_machine() if machine is None else machine
+    runs = {}
+    for name in EXPERIMENTS:
+        current = page.fresh_runs(name, machine)
+        shown = {r.path for r in current}
+        earlier = [r for r in store.runs(name, machine) if r.status == store.STALE and r.path not in shown]
+        found = [run_of(r, True) for r in current] + [run_of(r, False) for r in earlier]
+        runs[name] = sorted(found, key=lambda r: (r.started, r.current))
+    return from_data(runs, page.machine_label(page.result("machine.ceilings", machine)))

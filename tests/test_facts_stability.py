@@ -1,0 +1,280 @@
+"""The stability facts on the fixture results, and each verdict driven both ways by the data: a second run of the
+current code or an earlier-code run is a deep copy of the fixture run, changed where the test says."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+
+import pytest
+
+from kernelbook import page
+from kernelbook.chapters.stability import facts as F
+from tests.conftest import run_file
+
+
+def _fig(f, key):
+    return next(x for x in f.figures if x.key == key)
+
+
+@pytest.fixture
+def runs(fixture_results):
+    """One current run of each experiment, as facts() reads it from the fixtures."""
+    return {name: [F.run_of(page.result(name), True)] for name in F.EXPERIMENTS}
+
+
+def _another(runs, name, current, started, change=None):
+    """A deep copy of the experiment's fixture run, changed by change(data), added as a run that started before
+    (started < the fixture's) or after the fixture run."""
+    base = runs[name][-1]
+    d = copy.deepcopy(base.data)
+    if change:
+        change(d)
+    new = dataclasses.replace(base, data=d, current=current, started=started)
+    runs[name] = sorted([*runs[name], new], key=lambda r: (r.started, r.current))
+    return new
+
+
+def _time(d, op, key):
+    return next(v for v in d["versions"] if (v["op"], v["key"]) == (op, key))["time"]
+
+
+def _scale(x, k):
+    for field in ("median", "min", "max"):
+        x[field] *= k
+
+
+def test_the_fixture_reads_as_stored(runs):
+    f = F.from_data(runs, "H200")
+    assert f.n_figures == len(F.SPECS) == len(f.figures) and 15 <= f.n_figures <= 25
+    assert f.experiments == len(F.EXPERIMENTS) and f.current_runs == f.experiments and f.earlier_runs == 0
+    assert f.one_current_each and f.any_one_current and not f.any_earlier and f.earlier_first == ""
+    c = runs["machine.ceilings"][0].data
+    copy_ = c["bandwidth"]["copy"]
+    assert _fig(f, "copy").median == pytest.approx(copy_["bytes_moved"] / copy_["median"] / 1e9)
+    assert _fig(f, "launch_eager").median == pytest.approx(c["launch"]["eager_ms"]["median"] * 1e3 / 1000)
+    assert _fig(f, "launch_speedup").within == pytest.approx(
+        (c["launch"]["eager_ms"]["max"] / c["launch"]["graph_ms"]["min"]
+         - c["launch"]["eager_ms"]["min"] / c["launch"]["graph_ms"]["max"])
+        / (c["launch"]["eager_ms"]["median"] / c["launch"]["graph_ms"]["median"]))
+    t = _time(runs["fusing_by_hand.versions"][0].data, "swiglu", "compiled")
+    g = _fig(f, "fusion_swiglu_compiled")
+    assert g.median == t["median"] and g.within == pytest.approx((t["max"] - t["min"]) / t["median"])
+    for x in f.figures:
+        assert x.current_runs == 1 and x.current_range is None and x.earlier_runs == 0 and x.earlier_low is None
+        assert x.firmness == F.firmness([F.SPECS[f.figures.index(x)].read(runs[x.experiment][0].data)])
+    assert _fig(f, "compile_norm").firmness == "no rounds stored" and _fig(f, "compile_norm").within is None
+    assert F.facts().gpu == "H200" and F.facts().n_figures == f.n_figures
+
+
+@pytest.mark.parametrize("spread, verdict", [(0.019, "steady in one run"), (0.021, "noisy")])
+def test_one_run_is_steady_only_under_the_threshold(spread, verdict):
+    assert F.firmness([F.Sample(1.0, 1.0 - spread / 2, 1.0 + spread / 2)]) == verdict
+    assert F.firmness([F.Sample(1.0)]) == "no rounds stored"
+
+
+@pytest.mark.parametrize("other, spread, verdict", [
+    (1.019, 0.01, "firm"),  # runs within 2%: firm
+    (1.03, 0.01, "unsettled"),  # 3% apart, beyond 2% and beyond their 1% spreads
+    (1.03, 0.04, "noisy"),  # 3% apart but within their 4% spreads: the rounds are the problem
+    (1.019, 0.03, "noisy"),
+    (1.03, None, "unsettled"),  # no rounds stored: the runs alone decide
+    (1.019, None, "firm"),
+])
+def test_two_runs_firm_unsettled_or_noisy(other, spread, verdict):
+    def s(m):
+        return F.Sample(m) if spread is None else F.Sample(m, m * (1 - spread / 2), m * (1 + spread / 2))
+    assert F.firmness([s(other), s(1.0)]) == verdict
+
+
+def test_a_second_current_run_gives_the_range_and_decides(runs):
+    _another(runs, "fusing_by_hand.versions", True, "2099-01-01", lambda d: _scale(_time(d, "swiglu", "eager"), 1.05))
+    f = F.from_data(runs, "H200")
+    g = _fig(f, "fusion_swiglu_eager")
+    assert g.current_runs == 2 and g.current_range == pytest.approx(0.05 / 1.05)
+    assert g.median == pytest.approx(_time(runs["fusing_by_hand.versions"][-1].data, "swiglu", "eager")["median"])
+    assert g.firmness == "unsettled" and g.label in f.unsettled_labels and f.any_unsettled
+    assert not f.one_current_each and f.any_one_current and f.current_runs == f.experiments + 1
+    same = _fig(f, "fusion_swiglu_triton")
+    assert same.current_range == 0 and same.firmness == ("noisy" if same.within > F.FIRM else "firm")
+
+
+def test_every_experiment_with_two_current_runs_has_none_with_one(runs):
+    for name in F.EXPERIMENTS:
+        _another(runs, name, True, "2099-01-01")
+    f = F.from_data(runs, "H200")
+    assert not f.one_current_each and not f.any_one_current
+    assert all(x.current_range == 0 for x in f.figures)
+
+
+def test_the_noisy_verdict_follows_the_rounds(runs):
+    t = _time(runs["fusing_by_hand.versions"][0].data, "add_rmsnorm", "triton")
+    t["min"], t["max"] = t["median"] * 0.99, t["median"] * 1.009
+    f = F.from_data(runs, "H200")
+    assert _fig(f, "fusion_add_rmsnorm_triton").firmness == "steady in one run"
+    t["max"] = t["median"] * 1.02
+    f = F.from_data(runs, "H200")
+    assert _fig(f, "fusion_add_rmsnorm_triton").firmness == "noisy"
+    assert _fig(f, "fusion_add_rmsnorm_triton").label in f.noisy_labels and f.any_noisy
+
+
+@pytest.mark.parametrize("k, spread, moved", [(1.03, 0.01, True), (1.015, 0.01, False), (1.03, 0.04, False)])
+def test_an_earlier_run_moved_only_beyond_the_threshold_and_the_spreads(runs, k, spread, moved):
+    def set_(d, k=1.0):
+        t = _time(d, "swiglu", "triton")
+        t["median"] *= k
+        t["min"], t["max"] = t["median"] * (1 - spread / 2), t["median"] * (1 + spread / 2)
+    set_(runs["fusing_by_hand.versions"][0].data)
+    _another(runs, "fusing_by_hand.versions", False, "2000-01-01", lambda d: set_(d, k))
+    f = F.from_data(runs, "H200")
+    g = _fig(f, "fusion_swiglu_triton")
+    assert g.earlier_runs == 1 and g.current_runs == 1 and g.earlier_low == pytest.approx(k - 1)
+    assert g.moved_before is moved and (g.label in f.moved_labels) is moved and f.any_moved is moved
+    assert g.firmness == ("noisy" if spread > F.FIRM else "steady in one run")  # the earlier run never decides
+    assert (g.label in f.moved_steady_labels) is (moved and g.firmness == "steady in one run")
+    assert f.any_earlier and f.earlier_runs == 1 and f.earlier_experiments == 1 and f.earlier_first == "2000-01-01"
+
+
+def test_old_speed_of_light_labels_read_as_todays_keys(runs):
+    old = {v: k for k, v in F.OLD_KEYS.items() if k != "Triton (best block)"}
+    _another(runs, "speed_of_light.add_rmsnorm", False, "2000-01-01",
+             lambda d: [s.update(versions={old.get(k, k): v for k, v in s["versions"].items()}) for s in d["shapes"]])
+    g = _fig(F.from_data(runs, "H200"), "sol_add")
+    assert g.earlier_runs == 1 and g.earlier_low == pytest.approx(0)
+
+
+def test_an_earlier_run_without_the_figure_is_left_out_but_a_current_one_fails(runs):
+    _another(runs, "allocator.caching", False, "2000-01-01", lambda d: d.pop("cached"))
+    assert _fig(F.from_data(runs, "H200"), "alloc").earlier_runs == 0
+    runs["allocator.caching"][-1].data.pop("cached")
+    with pytest.raises(KeyError):
+        F.from_data(runs, "H200")
+
+
+def test_same_versions_follows_every_run(runs):
+    assert F.from_data(runs, "H200").same_versions
+    new = _another(runs, "decode.six_ways", False, "2000-01-01")
+    runs["decode.six_ways"][0] = dataclasses.replace(new, versions=("2.10", *new.versions[1:]))
+    assert not F.from_data(runs, "H200").same_versions
+
+
+@pytest.mark.parametrize("gap, tracks", [(0.09, True), (0.11, False)])
+def test_eager_launch_tracks_the_host_only_within_ten_percent(runs, gap, tracks):
+    def host(d, gap):
+        ln = d["launch"]
+        ln["host_enqueue_us"]["median"] = ln["eager_ms"]["median"] * 1e3 / ln["launches"] / (1 + gap)
+    host(runs["machine.ceilings"][0].data, 0.0)
+    _another(runs, "machine.ceilings", False, "2000-01-01", lambda d: host(d, gap))
+    f = F.from_data(runs, "H200")
+    assert f.launch_tracks_host is tracks and f.launch_host_gap == pytest.approx(gap)
+    assert f.launch_n == 2 and f.launch_current == 1
+
+
+def test_the_launch_range_spans_every_run(runs):
+    _another(runs, "machine.ceilings", False, "2000-01-01", lambda d: _scale(d["launch"]["eager_ms"], 1.4))
+    f = F.from_data(runs, "H200")
+    assert f.launch_eager_moved == pytest.approx(0.4) and f.launch_eager_high == pytest.approx(1.4 * f.launch_eager_low)
+    assert f.launch_speedup_high == pytest.approx(1.4 * f.launch_speedup_low)
+    assert _fig(f, "launch_eager").moved_before
+
+
+def test_launch_clocks_same_follows_every_run(runs):
+    assert F.from_data(runs, "H200").launch_clocks_same
+    new = _another(runs, "machine.ceilings", False, "2000-01-01")
+    runs["machine.ceilings"][0] = dataclasses.replace(new, clocks=("345", "3201", "1755", "3201"))
+    assert not F.from_data(runs, "H200").launch_clocks_same
+
+
+def _rounds(runs):
+    return runs["decode.six_ways"][0].data["rounds"]
+
+
+def test_the_slow_round_is_read_with_its_host_time(runs):
+    rounds = _rounds(runs)
+    for r in rounds:
+        for name in ("compile_reduce_overhead", "compile_max_autotune"):
+            r["variants"][name].update(step_ms=3.0, host_us=700.0)
+    rounds[2]["variants"]["compile_reduce_overhead"].update(step_ms=3.4, host_us=1100.0)  # +0.4 ms, host +0.4 ms
+    rounds[2]["variants"]["compile_max_autotune"].update(step_ms=3.2, host_us=801.0)  # +0.2 ms, host +0.101 ms
+    f = F.from_data(runs, "H200")
+    assert (f.ro_slow_round, f.ma_slow_round) == (3, 3) and f.same_slow_round
+    assert f.ro_slow_step_ms == pytest.approx(0.4) and f.ro_slow_host_ms == pytest.approx(0.4)
+    assert f.graph_modes_host
+    rounds[2]["variants"]["compile_max_autotune"]["host_us"] = 799.0  # host +0.099 ms: under half of 0.2 ms
+    assert not F.from_data(runs, "H200").graph_modes_host
+    rounds[2]["variants"]["compile_max_autotune"]["step_ms"] = 3.0
+    rounds[0]["variants"]["compile_max_autotune"]["step_ms"] = 3.2
+    f = F.from_data(runs, "H200")
+    assert f.ma_slow_round == 1 and not f.same_slow_round
+
+
+def test_eager_host_bound_at_ninety_percent(runs):
+    for r in _rounds(runs):
+        for name in F.EAGER:
+            r["variants"][name]["host_us"] = r["variants"][name]["step_ms"] * 1e3 * 0.95
+    f = F.from_data(runs, "H200")
+    assert f.eager_host_bound and f.eager_host_low == pytest.approx(0.95)
+    _rounds(runs)[1]["variants"]["eager_static"]["host_us"] = _rounds(runs)[1]["variants"]["eager_static"][
+        "step_ms"] * 1e3 * 0.85
+    f = F.from_data(runs, "H200")
+    assert not f.eager_host_bound and f.eager_host_low == pytest.approx(0.85)
+
+
+def test_decode_clocks_same_follows_every_round(runs):
+    assert F.from_data(runs, "H200").decode_clocks_same
+    _rounds(runs)[1]["smi_end"]["clocks.sm"] = 1755.0
+    assert not F.from_data(runs, "H200").decode_clocks_same
+
+
+def test_max_autotune_picks_compared_across_runs(runs):
+    f = F.from_data(runs, "H200")
+    assert not f.picks_compared and f.picks_same and f.decode_ma_one_run and f.decode_ma_runs == 1
+    _another(runs, "torch_compile.codegen", False, "2000-01-01",
+             lambda d: d["mlp_1token_max_autotune"].update(seconds=24.0))
+    f = F.from_data(runs, "H200")
+    assert f.picks_compared and f.picks_same and f.picks_compile_high == 24.0
+    names = runs["torch_compile.codegen"][0].data["mlp_1token_max_autotune"]["summary"]["kernel_names"]
+    names[0] = "triton_tem_fused_mm_0"
+    assert not F.from_data(runs, "H200").picks_same
+    _another(runs, "decode.six_ways", False, "2000-01-01")
+    assert not F.from_data(runs, "H200").decode_ma_one_run
+
+
+def test_the_hand_built_step_tuning_and_retuning_across_runs(runs):
+    f = F.from_data(runs, "H200")
+    assert not f.far_compared and f.far_tuned_same and f.retuned_same and f.far_last_gap is None
+    assert not f.far_last_faster_now
+
+    def slower(d):
+        for r in d["rounds"]:
+            r["variants"][d["steps"][-1]]["step_ms"] *= 1.05
+    _another(runs, "decode_far.ladder", False, "2000-01-01", slower)
+    f = F.from_data(runs, "H200")
+    assert f.far_compared and f.far_tuned_same and f.retuned_same
+    assert f.far_last_gap == pytest.approx(0.05) and f.far_last_faster_now
+    old = runs["decode_far.ladder"][0].data
+    for r in old["rounds"]:
+        r["variants"][old["steps"][-1]]["step_ms"] /= 1.05 ** 2
+    assert not F.from_data(runs, "H200").far_last_faster_now
+    site = next(iter(old["tuning"]))
+    old["tuning"][site]["best"] = [99, 1, 1]
+    step = next(iter(old["in_step"]))
+    old["in_step"][step]["configs"][site] = [99, 1, 1]
+    f = F.from_data(runs, "H200")
+    assert not f.far_tuned_same and not f.retuned_same
+    assert [(x.site, x.configs[0]) for x in f.retuned] == [(site, "99 × 1 × 1")]
+
+
+def test_facts_keep_an_older_stored_run_apart(fixture_results):
+    """An older file in the folder is a run of earlier code: counted apart, and the page shows the newest."""
+    newest = run_file(fixture_results, "machine.ceilings")
+    rec = json.loads(newest.read_text())
+    rec["provenance"]["started_utc"] = "2025-06-01T00:00:00+00:00"
+    rec["data"]["launch"]["eager_ms"]["median"] *= 1.5
+    (newest.parent / "20250601T000000Z.json").write_text(json.dumps(rec))
+    f = F.facts()
+    assert f.launch_n == 2 and f.launch_current == 1 and f.any_earlier and f.earlier_first == "2025-06-01"
+    g = _fig(f, "launch_eager")
+    assert g.current_runs == 1 and g.earlier_runs == 1 and g.earlier_low == pytest.approx(0.5)
+    assert g.median == pytest.approx(json.loads(newest.read_text())["data"]["launch"]["eager_ms"]["median"])
