@@ -109,7 +109,8 @@ ROWS = (
           ours=lambda d: f"{d[CON]['static_cache'][0]['shape'][2]} slots, "
                          f"{len({c['data_ptr'] for c in d[CON]['static_cache']})} address"),
     exact("same-tokens", STEP4, "decode.md", "The six ways agree on all 20 greedy tokens",
-          "every variant's 20 tokens the same (random weights here)", needs=(SIX,), value=lambda d: len(set(tokens(d).values())) == 1,
+          "every variant's 20 tokens the same (random weights here)", needs=(SIX,),
+          value=lambda d: len(set(tokens(d).values())) == 1,
           laptop=lambda p: f"{p[SIX]['greedy_tokens']} tokens, all the same" if p[SIX]["all_six_same_tokens"]
           else "differ",
           ours=lambda d: "all the same" if len(set(tokens(d).values())) == 1

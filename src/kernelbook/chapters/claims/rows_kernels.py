@@ -122,31 +122,31 @@ ROWS = (
            "Eager add + RMSNorm takes the time its bytes need at the copy bandwidth (6.2 ms on the laptop)",
            test="else: slower, never faster", needs=(MB,),
            value=lambda d: over_bytes(d, "add_rmsnorm"), rounds=lambda d: over_bytes_rounds(d, "add_rmsnorm"),
-           direction=lambda d: over_bytes(d, "add_rmsnorm") > 1, fmt=times(2), band=BYTES,
+           direction=lambda d: over_bytes(d, "add_rmsnorm") > 1, fmt=times(3), band=BYTES,
            article=lambda p: p[FB]["add_rmsnorm_eager_ms"] / p[MB]["add_rmsnorm_predicted_ms"],
            laptop=lambda p: f"{p[FB]['add_rmsnorm_eager_ms']} ms for {p[MB]['add_rmsnorm_predicted_ms']} predicted",
            ours=lambda d: f"{chain(d, 'add_rmsnorm')['bench']['median']:.3f} ms for "
-                          f"{chain(d, 'add_rmsnorm')['predicted_us'] / 1e3:.3f} ({over_bytes(d, 'add_rmsnorm'):.2f}×)"),
+                          f"{chain(d, 'add_rmsnorm')['predicted_us'] / 1e3:.3f} ({over_bytes(d, 'add_rmsnorm'):.3f}×)"),
     figure("bytes-predict-swiglu", STEP1, "memory-bound.md",
            "Eager SwiGLU, too, takes the time its bytes need at the copy bandwidth",
            test="else: slower, never faster", needs=(MB,),
            value=lambda d: over_bytes(d, "swiglu"), rounds=lambda d: over_bytes_rounds(d, "swiglu"),
-           direction=lambda d: over_bytes(d, "swiglu") > 1, fmt=times(2), band=BYTES, article=lambda p: 1.0,
+           direction=lambda d: over_bytes(d, "swiglu") > 1, fmt=times(3), band=BYTES, article=lambda p: 1.0,
            laptop=lambda p: "stated",
            ours=lambda d: f"{chain(d, 'swiglu')['bench']['median']:.3f} ms for "
-                          f"{chain(d, 'swiglu')['predicted_us'] / 1e3:.3f} ({over_bytes(d, 'swiglu'):.2f}×)"),
+                          f"{chain(d, 'swiglu')['predicted_us'] / 1e3:.3f} ({over_bytes(d, 'swiglu'):.3f}×)"),
     figure("bytes-predict-fused", STEP1, "fusing-by-hand.md",
            "The fused Triton add + RMSNorm takes the time its 8 bytes per element need (1.19 ms on the laptop)",
            test="else: slower, never faster", needs=(FB,),
            value=lambda d: 1 / version(d, "add_rmsnorm", "triton")["share_of_copy"],
            rounds=lambda d: [x * d[FB]["copy"]["bytes_moved"] / version(d, "add_rmsnorm", "triton")["bytes_moved"]
                              for x in ratios(version_times(d, "add_rmsnorm", "triton"), d[FB]["copy"]["values"])],
-           direction=lambda d: version(d, "add_rmsnorm", "triton")["share_of_copy"] < 1, fmt=times(2), band=BYTES,
+           direction=lambda d: version(d, "add_rmsnorm", "triton")["share_of_copy"] < 1, fmt=times(3), band=BYTES,
            article=lambda p: p[FB]["add_rmsnorm_triton_ms"] / p[MB]["add_rmsnorm_fused_predicted_ms"],
            laptop=lambda p: f"{p[FB]['add_rmsnorm_triton_ms']} ms for {p[MB]['add_rmsnorm_fused_predicted_ms']} "
                             "predicted",
            ours=lambda d: f"{version(d, 'add_rmsnorm', 'triton')['time']['median']:.3f} ms "
-                          f"({1 / version(d, 'add_rmsnorm', 'triton')['share_of_copy']:.2f}×)"),
+                          f"({1 / version(d, 'add_rmsnorm', 'triton')['share_of_copy']:.3f}×)"),
 
     exact("exact-h", STEP2, "fusing-by-hand.md", "The fused kernel's new residual is bit-identical to eager's",
           "identical at every shape checked", needs=(EX,),
