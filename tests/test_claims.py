@@ -1,49 +1,317 @@
-"""The claims ledger: every claim evaluates on the committed results, quotes a published figure, and says
-'not measured' rather than failing when a machine lacks a result."""
+"""The claims ledger (chapters/claims/): every row is well formed and judged on the stored results; each verdict
+rule gives each of its verdicts, on both sides of its test; the tests the old ledger could not fail now can; and a
+row read from two stored runs that disagree *varies*, on a copy of the fixture results."""
 
 from __future__ import annotations
 
 import copy
+import json
+import shutil
+from pathlib import Path
 
 import pytest
 
-from kernelbook.chapters.claims import ledger as claims
+from kernelbook import paths, registry, store
+from kernelbook.chapters.claims import ledger
+from kernelbook.chapters.claims import verdicts as V
+from kernelbook.chapters.claims.data import OWN, PARTS, RATIO, Band
 from kernelbook.registry import BY_NAME
 
+ROOT = Path(__file__).resolve().parents[1]
+KIND_NEEDS = {"figure": ("value", "article", "band"), "relation": ("rounds", "ours", "laptop"),
+              "exact": ("value", "ours", "laptop"), "documented": ("source", "url"), "unmeasured": ("measure_by",)}
+VERDICTS_OF = {"figure": {V.REPRODUCED, V.OTHER_SIZE, V.CONTRADICTED, V.NOISY},
+               "relation": {V.HOLDS, V.FAILS, V.NOT_RESOLVED}, "exact": {V.HOLDS, V.FAILS},
+               "documented": {V.DOCUMENTED}, "unmeasured": {V.NOT_MEASURED}}
 
-@pytest.mark.parametrize("claim", claims.CLAIMS, ids=lambda c: c.id)
-def test_claim_is_checked_on_the_primary_machine(claim, monkeypatch):
+
+# ---- the rows ------------------------------------------------------------------------------------------------------
+
+def test_rows_are_well_formed():
+    assert len(ledger.BY_ID) == len(ledger.ROWS)
+    for r in ledger.ROWS:
+        assert r.part in PARTS and (paths.root() / "docs" / r.page).is_file(), r.id
+        assert all(n in BY_NAME for n in r.needs), r.id
+        assert all(getattr(r, f) for f in KIND_NEEDS[r.kind]), f"{r.id}: a {r.kind} row needs {KIND_NEEDS[r.kind]}"
+        assert (r.applies is None) == (not r.unless), f"{r.id}: a row that may not apply says why"
+        assert r.kind != "documented" or r.url.startswith("https://"), r.id
+        assert not r.claim.startswith("…"), f"{r.id}: a claim reads on its own, outside its table"
+    assert [ledger.PARTS.index(r.part) for r in ledger.ROWS] == sorted(ledger.PARTS.index(r.part)
+                                                                       for r in ledger.ROWS)
+
+
+def test_every_part_of_the_article_has_rows():
+    assert {r.part for r in ledger.ROWS} == set(PARTS)
+
+
+@pytest.mark.parametrize("row", ledger.ROWS, ids=lambda r: r.id)
+def test_each_row_is_judged_on_the_stored_results(row, monkeypatch):
+    """On the committed H200 results each row gets a verdict its kind can give, with a figure and the article's."""
     monkeypatch.delenv("KERNELBOOK_RESULTS", raising=False)
-    assert all(n in BY_NAME for n in claim.needs)
-    figure, verdict = claims.verdict(claim, "nvidia-h200")
-    assert verdict in (claims.HOLDS, claims.FAILS), f"{claim.id}: {verdict}"
-    assert figure and figure != "—"
-    assert claims.laptop_figure(claim) != "—", f"{claim.id}: no published figure for the article"
+    j = ledger.judge(row, "nvidia-h200")
+    allowed = VERDICTS_OF[row.kind] | ({V.NOT_APPLICABLE} if row.applies else set())
+    assert j.verdict in allowed, f"{row.id}: {j.verdict}"
+    if row.kind in ("figure", "relation", "exact"):
+        assert j.runs >= 1 and j.figure and j.figure != "—"
+        assert j.laptop != "—", f"{row.id}: the published records lack the article's figure"
 
 
 def test_a_machine_without_results_is_not_measured(monkeypatch):
     monkeypatch.delenv("KERNELBOOK_RESULTS", raising=False)
-    assert claims.verdict(claims.BY_ID["speedup"], "no-such-gpu") == ("—", claims.MISSING)
+    j = ledger.judge(ledger.BY_ID["speedup"], "no-such-gpu")
+    assert (j.verdict, j.figure, j.runs) == (V.NOT_MEASURED, "—", 0)
 
 
-def test_ids_are_unique_and_pages_exist():
-    from kernelbook import paths
-
-    assert len(claims.BY_ID) == len(claims.CLAIMS)
-    for c in claims.CLAIMS:
-        assert (paths.root() / "docs" / c.page).is_file(), c.page
+def test_vllm_capture_sizes_are_computed():
+    assert ledger.BY_ID["vllm-sizes"].ours({}) == "51 sizes, 1 to 512; 83 sizes, 1 to 1,024"
 
 
-@pytest.mark.parametrize("claim, change", [
-    ("swiglu-bytes", lambda d: d["memory_bound.eager_bytes"]["chains"]["swiglu"].update(fused_bytes_per_elem=8.0)),
-    ("expandable", lambda d: d["allocator.fragmentation"]["expandable"]["checkpoints"][-1].update(
-        reserved=2048 * claims.MiB)),
-])
-def test_a_check_reads_every_figure_its_test_names(claim, change, monkeypatch):
-    """'against 6 fused' and 'same allocated and reserved bytes': the check fails when only that figure differs."""
-    monkeypatch.delenv("KERNELBOOK_RESULTS", raising=False)
-    c = claims.BY_ID[claim]
-    data = copy.deepcopy(claims._data(c.needs, "nvidia-h200"))
-    assert claims.judge(c, data)[1] == claims.HOLDS
-    change(data)
-    assert claims.judge(c, data)[1] == claims.FAILS
+# ---- the verdict rules, each both ways, on rows built here ---------------------------------------------------------
+
+def _figure(band=RATIO, article=5.0, direction=True, rounds=None):
+    return V.figure("t", PARTS[0], "index.md", "a figure", value=lambda d: d["x"], band=band, fmt=str,
+                    article=lambda p: article, rounds=(lambda d: d["rounds"]) if rounds else None,
+                    direction=None if direction is None else (lambda d: (min(_values(d["x"])) > 1) is direction))
+
+
+def _values(x):
+    return x if isinstance(x, tuple) else (x,)
+
+
+def _read(row, x, rounds=None):
+    return V.read(row, {"x": x, "rounds": rounds or []}, "r1", {})
+
+
+def test_a_figure_inside_its_band_is_reproduced_and_outside_it_is_not():
+    row = _figure()
+    assert _read(row, 5.5).verdict == V.REPRODUCED  # 5 ± 15%: 4.25 to 5.75
+    assert _read(row, 7.0).verdict == V.OTHER_SIZE  # outside, but still above 1
+    assert _read(row, 0.5).verdict == V.CONTRADICTED  # outside, and the relation fails
+    assert _read(_figure(direction=None), 7.0).verdict == V.CONTRADICTED  # no weaker relation to fall back on
+
+
+def test_a_figure_whose_rounds_spread_across_and_beyond_its_band_is_noisy():
+    row = _figure(rounds=True)
+    assert _read(row, 5.0, [4.9, 5.0, 5.1]).verdict == V.REPRODUCED
+    noisy = _read(row, 5.0, [3.0, 5.0, 7.0])  # 4 wide against a band 1.5 wide, and across it
+    assert (noisy.verdict, noisy.noisy, noisy.low, noisy.high, noisy.samples) == (V.NOISY, True, 3.0, 7.0, 3)
+    wide_but_clear = _read(row, 9.0, [7.0, 9.0, 11.0])  # as wide, but wholly above the band: not the article's
+    assert (wide_but_clear.verdict, wide_but_clear.noisy) == (V.OTHER_SIZE, False)
+
+
+def test_bands_own_range_at_least_and_pairs():
+    assert OWN.bounds((8, 9)) == (8, 9) and Band(share=0.1).bounds((10, 20)) == (9.0, 22.0)
+    assert Band(at_least=True).bounds(100) == (100, float("inf"))
+    row = _figure(band=OWN, article=(8, 9))
+    assert _read(row, 8.5).verdict == V.REPRODUCED and _read(row, 7.3).verdict == V.OTHER_SIZE
+    assert _read(row, (8.2, 8.8)).verdict == V.REPRODUCED and _read(row, (8.2, 9.5)).verdict == V.OTHER_SIZE
+    at_least = _figure(band=Band(at_least=True), article=100)
+    assert _read(at_least, 188).verdict == V.REPRODUCED and _read(at_least, 50).verdict == V.OTHER_SIZE
+
+
+def _relation():
+    return V.relation("t", PARTS[0], "index.md", "A beats B", "in every round", rounds=lambda d: d["diffs"],
+                      ours=lambda d: "x", laptop=lambda p: "y")
+
+
+@pytest.mark.parametrize("diffs, verdict", [([0.1, 0.5, 2.0], V.HOLDS), ([-0.1, -2.0], V.FAILS),
+                                            ([-33.2, 5.9, 4.7, 9.5], V.NOT_RESOLVED), ([0.0, 1.0], V.NOT_RESOLVED),
+                                            ([3.0], V.HOLDS)])
+def test_a_relation_is_decided_by_the_interval_of_its_differences(diffs, verdict):
+    r = V.read(_relation(), {"diffs": diffs}, "r1", {})
+    assert (r.verdict, r.low, r.high, r.samples, r.noisy) == (verdict, min(diffs), max(diffs), len(diffs),
+                                                               verdict == V.NOT_RESOLVED)
+
+
+def test_an_exact_fact_holds_or_not_against_the_article():
+    row = V.exact("t", PARTS[0], "index.md", "9 kernels", "the same count", value=lambda d: d["n"],
+                  article=lambda p: p["n"], ours=lambda d: str(d["n"]), laptop=lambda p: str(p["n"]))
+    assert V.read(row, {"n": 9}, "r1", {"n": 9}).verdict == V.HOLDS
+    assert V.read(row, {"n": 10}, "r1", {"n": 9}).verdict == V.FAILS
+    matched = V.exact("t", PARTS[0], "index.md", "a log line", "contains it", value=lambda d: d["log"],
+                      article=lambda p: "expected 1", match=lambda ours, art: art in ours, ours=str, laptop=str)
+    assert V.read(matched, {"log": "x expected 1, actual 2"}, "r1", {}).verdict == V.HOLDS
+    assert V.read(matched, {"log": "nothing"}, "r1", {}).verdict == V.FAILS
+
+
+def test_a_row_that_cannot_apply_says_so():
+    row = V.exact("t", PARTS[0], "index.md", "on a small GPU", "x", value=lambda d: True, ours=lambda d: "132 SMs",
+                  laptop=str, applies=lambda d: d["sms"] < 68, unless="a GPU under 68 SMs")
+    assert V.read(row, {"sms": 132}, "r1", {}).verdict == V.NOT_APPLICABLE
+    assert V.read(row, {"sms": 24}, "r1", {}).verdict == V.HOLDS
+    assert V.describe(row, {}).endswith("applies only on a GPU under 68 SMs")
+
+
+def test_runs_that_disagree_vary_and_agreeing_runs_keep_their_verdict():
+    row = _figure()
+    agree = V.decide(row, "m", [("r1", {"x": 5.1}), ("r2", {"x": 4.9})], {})
+    assert (agree.verdict, agree.runs, agree.figure) == (V.REPRODUCED, 2, "4.9")
+    differ = V.decide(row, "m", [("r1", {"x": 5.1}), ("r2", {"x": 7.0})], {})
+    assert (differ.verdict, differ.runs, differ.figure) == (V.VARIES, 2, "5.1 · 7.0")
+    assert [r.verdict for r in differ.readings] == [V.REPRODUCED, V.OTHER_SIZE]
+    assert V.decide(row, "m", [], {}).verdict == V.NOT_MEASURED
+    assert V.combine([]) == V.NOT_MEASURED
+
+
+def test_documented_and_unmeasured_rows_are_not_tested():
+    doc, gap = ledger.BY_ID["vllm-sizes"], ledger.BY_ID["profiler-short"]
+    assert V.decide(doc, "m", [("r1", {})], {}).verdict == V.DOCUMENTED
+    assert V.decide(gap, "m", [("r1", {})], {}).verdict == V.NOT_MEASURED
+    assert gap.measure_by and V.stance(V.DOCUMENTED) == V.stance(V.NOT_MEASURED) == "open"
+    assert (V.stance(V.REPRODUCED), V.stance(V.HOLDS), V.stance(V.OTHER_SIZE)) == ("agrees", "agrees", "differs")
+
+
+# ---- the tests that could not fail before, on the fixture data ----------------------------------------------------
+
+@pytest.fixture
+def found(fixture_results):
+    return {n: [("r1", copy.deepcopy(rs[0][1]))] for n, rs in ledger.runs("nvidia-h200").items()}, \
+        ledger.published()
+
+
+def _judge(rid, found):
+    runs, records = found
+    return V.decide(ledger.BY_ID[rid], "nvidia-h200", ledger.row_runs(ledger.BY_ID[rid], runs), records)
+
+
+def _data(found, name):
+    return found[0][name][0][1]
+
+
+def _set_speedup(found, x):
+    for v in _data(found, "fusing_by_hand.versions")["versions"]:
+        if v["op"] == "add_rmsnorm" and v["key"] == "eager":
+            triton = next(w for w in _data(found, "fusing_by_hand.versions")["versions"]
+                          if w["op"] == "add_rmsnorm" and w["key"] == "triton")
+            v["time"]["median"] = x * triton["time"]["median"]
+            v["time"]["values"] = [x * t for t in triton["time"]["values"]]
+
+
+@pytest.mark.parametrize("x, verdict", [(5.2, V.REPRODUCED), (7.0, V.OTHER_SIZE), (4.0, V.OTHER_SIZE),
+                                        (0.8, V.CONTRADICTED)])
+def test_the_fused_speedup_is_held_to_the_articles_figure(found, x, verdict):
+    """It used to hold at anything from 4×: the H200's 7.0× now reads as another size, not a reproduction."""
+    _set_speedup(found, x)
+    assert _judge("speedup", found).verdict == verdict
+
+
+@pytest.mark.parametrize("x, verdict", [(8.5, V.REPRODUCED), (7.3, V.OTHER_SIZE), (0.9, V.CONTRADICTED)])
+def test_graph_launch_is_held_to_8_to_9_times(found, x, verdict):
+    launch = _data(found, "machine.ceilings")["launch"]
+    launch["speedup"] = x
+    launch["eager_ms"]["values"] = [x * g for g in launch["graph_ms"]["values"]]
+    assert _judge("launch", found).verdict == verdict
+
+
+def test_decode_compile_times_are_figures_not_a_ratio(found):
+    warm = _data(found, "decode.compile_warm")["warm"]["modes"]
+    cold = _data(found, "decode.compile_warm")["cold"]["modes"]
+    for m in warm:
+        warm[m]["compile_s"], cold[m]["compile_s"] = 4.0, 40.0
+    _data(found, "decode.six_ways")["setup"]["compile_max_autotune"]["compile_s"] = 60.0
+    assert _judge("decode-warm", found).verdict == V.REPRODUCED and _judge("decode-cold", found).verdict == V.REPRODUCED
+    for m in warm:
+        warm[m]["compile_s"] = 6.0  # still far under a fifth of cold, which was all the old test asked
+    assert _judge("decode-warm", found).verdict == V.OTHER_SIZE
+
+
+def test_one_slow_round_keeps_the_staticcache_relation_open(found):
+    rounds = _data(found, "decode.six_ways")["rounds"]
+    for r in rounds:
+        r["variants"]["eager_static"]["step_ms"] = r["variants"]["eager_dynamic"]["step_ms"] + 3
+    assert _judge("static-slower", found).verdict == V.HOLDS
+    rounds[0]["variants"]["eager_dynamic"]["step_ms"] = 59.85  # against a median near 21: the round counts
+    j = _judge("static-slower", found)
+    assert (j.verdict, j.readings[0].noisy) == (V.NOT_RESOLVED, True)
+    for r in rounds:
+        r["variants"]["eager_static"]["step_ms"] = r["variants"]["eager_dynamic"]["step_ms"] - 1
+    assert _judge("static-slower", found).verdict == V.FAILS
+
+
+def test_the_68_sm_threshold_is_a_fact_about_torch_that_can_fail(found):
+    modes = _data(found, "torch_compile.modes")
+    assert _judge("big-gpu", found).verdict == V.HOLDS
+    modes["threshold"]["min_sms"] = 80  # torch's threshold is not the article's
+    assert _judge("big-gpu", found).verdict == V.FAILS
+    modes["threshold"]["min_sms"], modes["is_big_gpu"] = 68, False  # 132 SMs, yet torch says small
+    assert _judge("big-gpu", found).verdict == V.FAILS
+    modes["sm_count"], modes["is_big_gpu"] = 24, False
+    assert _judge("big-gpu", found).verdict == V.HOLDS
+    assert _judge("not-enough-sms", found).verdict == V.HOLDS  # applies to a small GPU
+    modes["sm_count"] = 132
+    assert _judge("not-enough-sms", found).verdict == V.NOT_APPLICABLE
+
+
+@pytest.mark.parametrize("ratio, verdict", [(1.05, V.REPRODUCED), (0.95, V.REPRODUCED), (1.5, V.OTHER_SIZE),
+                                            (0.5, V.CONTRADICTED)])
+def test_bytes_predict_time_is_two_sided(found, ratio, verdict):
+    chain = _data(found, "memory_bound.eager_bytes")["chains"]["add_rmsnorm"]
+    chain["bench"]["median"] = ratio * chain["predicted_us"] / 1e3
+    chain["bench"]["values"] = [chain["bench"]["median"]] * 3
+    assert _judge("bytes-predict-time", found).verdict == verdict
+
+
+def test_the_chapter_and_the_ledger_read_bytes_predict_time_alike(found):
+    from kernelbook.chapters.memory_bound import facts as mb
+
+    for ratio in (1.05, 1.5):
+        chain = _data(found, "memory_bound.eager_bytes")["chains"]["add_rmsnorm"]
+        chain["bench"]["median"] = ratio * chain["predicted_us"] / 1e3
+        chain["bench"]["values"] = [chain["bench"]["median"]] * 3
+        assert (abs(ratio - 1) <= mb.BAND) is (_judge("bytes-predict-time", found).verdict == V.REPRODUCED)
+
+
+def test_exact_y_names_one_step_in_the_singular(found):
+    for s in _data(found, "fusing_by_hand.exactness")["triton"]:
+        s["y"]["max_steps"] = min(s["y"]["max_steps"], 1)
+    j = _judge("exact-y", found)
+    assert j.verdict == V.HOLDS and j.figure.startswith("1 step,")
+    _data(found, "fusing_by_hand.exactness")["triton"][0]["y"]["max_steps"] = 2
+    j = _judge("exact-y", found)
+    assert j.verdict == V.FAILS and j.figure.startswith("2 steps,")
+
+
+# ---- two stored runs, through the store ----------------------------------------------------------------------------
+
+def _fresh_copy(tmp_path, monkeypatch, name: str, edit) -> Path:
+    """The fixture results with every run made current (its sources hashed as they are now), plus a second run of
+    `name` whose data `edit` changes."""
+    results = tmp_path / "results"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "results", results)
+    shutil.copytree(ROOT / "results" / ledger.LAPTOP, results / ledger.LAPTOP)
+    for path in results.glob("nvidia-h200/*/*.json"):
+        rec = json.loads(path.read_text())
+        rec["provenance"]["source_hashes"] = store.file_hashes(["src/kernelbook/timing.py",
+                                                                *registry.get(path.parent.name).declared])
+        path.write_text(json.dumps(rec))
+    first = sorted((results / "nvidia-h200" / name).glob("2*.json"))[0]
+    rec = json.loads(first.read_text())
+    edit(rec["data"])
+    (first.parent / "20260102T000000Z.json").write_text(json.dumps(rec))
+    monkeypatch.setenv("KERNELBOOK_RESULTS", str(results))
+    monkeypatch.setenv("KERNELBOOK_MODE", "replay")
+    return results
+
+
+def _faster_eager(data):
+    for v in data["versions"]:
+        if v["op"] == "add_rmsnorm" and v["key"] == "eager":
+            v["time"]["median"] *= 1.4
+            v["time"]["values"] = [x * 1.4 for x in v["time"]["values"]]
+
+
+def test_two_stored_runs_that_disagree_vary(tmp_path, monkeypatch):
+    _fresh_copy(tmp_path, monkeypatch, "fusing_by_hand.versions", _faster_eager)
+    j = ledger.judge(ledger.BY_ID["speedup"], "nvidia-h200")
+    assert [r.verdict for r in j.readings] == [V.REPRODUCED, V.OTHER_SIZE]  # 5.0×, then 7.0×
+    assert (j.verdict, j.runs, j.figure) == (V.VARIES, 2, "5.0× · 7.0×")
+    assert [r.run for r in j.readings] == ["20260101T000000Z", "20260102T000000Z"]
+    same = ledger.judge(ledger.BY_ID["kernels"], "nvidia-h200")  # another experiment: still one run
+    assert (same.verdict, same.runs) == (V.HOLDS, 1)
+
+
+def test_two_stored_runs_that_agree_keep_their_verdict(tmp_path, monkeypatch):
+    _fresh_copy(tmp_path, monkeypatch, "fusing_by_hand.versions", lambda d: None)
+    j = ledger.judge(ledger.BY_ID["speedup"], "nvidia-h200")
+    assert (j.verdict, j.runs) == (V.REPRODUCED, 2)
+    assert all(r.low is not None and r.samples == 3 for r in j.readings)  # each run's spread, for the firmness page

@@ -1,6 +1,6 @@
 """The summary pages' facts (chapters/claims/facts.py) on the fixture results: the counts are the ledger's, each
-verdict the pages read follows the ledger's check both ways, and the pages that read them through
-`facts("claims")` render down every branch."""
+verdict the pages name is the ledger's and follows the data both ways, several runs are read as several, and the
+pages that read them through `facts("claims")` render down every branch."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 from kernelbook import macros, page, paths
 from kernelbook.chapters.claims import facts as F
 from kernelbook.chapters.claims import ledger
+from kernelbook.chapters.claims import verdicts as V
 from kernelbook.decode import report
 
 MiB = 1 << 20
@@ -23,37 +24,54 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture
 def data(fixture_results):
-    return {"data": {n: copy.deepcopy(page.result(n).data) for n in F.EXPERIMENTS},
-            "laptop": {n: copy.deepcopy(page.result(n, F.LAPTOP).data) for n in F.LAPTOP_EXPERIMENTS},
-            "gpu": "H200", "sm_count": 132}
+    return {"runs": {n: [("r1", copy.deepcopy(page.result(n).data))] for n in F.EXPERIMENTS},
+            "laptop": ledger.published(), "gpu": "H200", "sm_count": 132, "machine": "nvidia-h200"}
+
+
+def _d(data, name):
+    return data["runs"][name][-1][1]
 
 
 def _ver(d, op, key):
-    return next(v for v in d["fusing_by_hand.versions"]["versions"] if v["op"] == op and v["key"] == key)
-
-
-def _step(d, name, ms):
-    for r in d["decode.six_ways"]["rounds"]:
-        r["variants"][name]["step_ms"] = ms
+    return next(v for v in d["versions"] if v["op"] == op and v["key"] == key)
 
 
 def test_the_fixture_reads_as_stored(data):
     f = F.from_data(**data)
-    d = data["data"]
-    verdicts = [ledger.verdict(c, paths.primary_machine())[1] for c in ledger.CLAIMS]
-    assert (f.claims, f.holds, f.fails) == (len(ledger.CLAIMS), verdicts.count(ledger.HOLDS),
-                                            verdicts.count(ledger.FAILS))
-    assert [t for t, _ in f.failed] == [c.text for c, v in zip(ledger.CLAIMS, verdicts, strict=True)
-                                        if v == ledger.FAILS]
-    chain = d["memory_bound.eager_bytes"]["chains"]["add_rmsnorm"]
+    judged = ledger.judge_runs("nvidia-h200", data["runs"], data["laptop"])
+    verdicts = [j.verdict for j in judged]
+    assert f.rows == len(ledger.ROWS) and f.tested == sum(r.kind in ("figure", "relation", "exact")
+                                                          for r in ledger.ROWS)
+    assert (f.reproduced, f.holds, f.other_size, f.contradicted, f.fails) == tuple(
+        verdicts.count(v) for v in (V.REPRODUCED, V.HOLDS, V.OTHER_SIZE, V.CONTRADICTED, V.FAILS))
+    assert f.agree + f.other_size + f.against + f.undecided + f.not_applicable + f.not_measured + f.documented \
+        == f.rows
+    assert [c for c, _, _ in f.against_rows] == [j.row.claim for j in judged if j.verdict in (V.CONTRADICTED,
+                                                                                              V.FAILS)]
+    for rid in F.NAMED:
+        assert getattr(f, f"v_{rid.replace('-', '_')}") == next(j.verdict for j in judged if j.row.id == rid)
+    assert (f.runs_fewest, f.runs_most, f.one_run) == (1, 1, True)
+    chain = _d(data, "memory_bound.eager_bytes")["chains"]["add_rmsnorm"]
     assert (f.eager_kernels, f.eager_bytes, f.fused_bytes) == (chain["count"], chain["bytes_per_elem"],
                                                                chain["fused_bytes_per_elem"])
-    six = d["decode.six_ways"]
+    six = _d(data, "decode.six_ways")
     assert f.floor_ms == six["floor_ms"] and f.laptop_floor_ms == 12.4
-    assert f.best_floor_share == pytest.approx(f.floor_ms / f.best_step_ms)  # the floor is a share of the step
+    assert f.best_floor_share == pytest.approx(f.floor_ms / f.best_step_ms)
     assert f.laptop_floor_over_ours == pytest.approx(12.4 / six["floor_ms"])
+    assert (f.laptop_static_ms, f.laptop_graph_ms) == (24.9, 14.9)
     assert (f.free_mib, f.holes, f.hole_max_mib, f.cap_mib, f.request_mib) == (896, 16, 56, 2048, 200)
     assert F.facts().gpu == "H200"
+
+
+def _times(d, op, key, x):
+    v = _ver(d, op, key)
+    v["time"]["median"] = x
+    v["time"]["values"] = [x] * 3
+
+
+def _set_speedup(d, x):
+    _times(d, "add_rmsnorm", "eager", x * _ver(d, "add_rmsnorm", "triton")["time"]["median"])
+    _ver(d, "add_rmsnorm", "triton")["time"]["values"] = [_ver(d, "add_rmsnorm", "triton")["time"]["median"]] * 3
 
 
 def _set_ridge(d, ratio):
@@ -64,12 +82,13 @@ def _set_ridge(d, ratio):
 def _set_bytes_time(d, over):
     chain = d["memory_bound.eager_bytes"]["chains"]["add_rmsnorm"]
     chain["bench"]["median"] = over * chain["predicted_us"] / 1e3
+    chain["bench"]["values"] = [chain["bench"]["median"]] * 3
 
 
 def _set_shares(d, low):
     for v in d["fusing_by_hand.versions"]["versions"]:
-        v["share_of_copy"] = 0.95
-    _ver(d, "add_rmsnorm", "eager")["share_of_copy"] = low
+        v["share_of_copy"] = 0.99
+    _ver(d["fusing_by_hand.versions"], "add_rmsnorm", "eager")["share_of_copy"] = low
 
 
 def _set_kernels(d, key, n):
@@ -83,14 +102,17 @@ def _set_recompiles(d, counts):
 
 def _set_steps(d, **ms):
     for name, x in ms.items():
-        _step(d, name, x)
+        for r in d["decode.six_ways"]["rounds"]:
+            r["variants"][name]["step_ms"] = x
 
 
-def _set_floor(d, share):
-    d["decode.six_ways"]["floor_ms"] = share * report.best_valid(d["decode.six_ways"])["step_ms"]
+def _set_floor(d, name, share):
+    step = report.summaries(d["decode.six_ways"])[name]["step_ms"]
+    d["decode.six_ways"]["floor_ms"] = share * step
 
 
-def _set_bias(d, n):
+def _set_bias(d, n, sms=24):
+    d["torch_compile.modes"]["sm_count"] = sms
     top = d["decode.six_ways"]["kernel_mix"]["compile_max_autotune"]["top"]
     top[:] = [k for k in top if "bias" not in k["name"]] + ([{"name": "sm90_gemm_bias_kernel", "count": n,
                                                               "us": 1.0}] if n else [])
@@ -99,7 +121,7 @@ def _set_bias(d, n):
 def _set_oom(d, failed, free_mib=896):
     last = d["allocator.fragmentation"]["default"]["checkpoints"][-1]
     last["reserved"] = last["allocated"] + free_mib * MiB
-    last["error"] = {"message": "CUDA out of memory", "alloc_size": 200 * MiB} if failed else None
+    last["error"] = {"message": "CUDA out of memory", "parsed": {"tried": 200 * MiB}} if failed else None
 
 
 def _set_expandable(d, failed):
@@ -108,54 +130,85 @@ def _set_expandable(d, failed):
     last["error"] = {"message": "CUDA out of memory"} if failed else None
 
 
-# field: (claim id, make it hold, make it fail)
+def _set_trap(d, wrong=None, exact=None):
+    trap = d["decode.constraints"]["trap"]
+    if wrong is not None:
+        trap["without_reset"]["bit_identical"] = not wrong
+    if exact is not None:
+        trap["with_reset"]["bit_identical"] = exact
+
+
+# field: ((make it agree, the verdict), (make it differ, the verdict))
 FLIPS = {
-    "holds_ridge": ("ridge", lambda d: _set_ridge(d, 100), lambda d: _set_ridge(d, 20)),
-    "holds_bytes_predict_time": ("bytes-predict-time", lambda d: _set_bytes_time(d, 1.05),
-                                 lambda d: _set_bytes_time(d, 1.5)),
-    "holds_same_bandwidth": ("same-bandwidth", lambda d: _set_shares(d, 0.92), lambda d: _set_shares(d, 0.6)),
-    "holds_one_kernel": ("one-kernel", lambda d: _set_kernels(d, "add_rmsnorm", 1),
-                         lambda d: _set_kernels(d, "add_rmsnorm", 2)),
-    "holds_matmuls_extern": ("matmuls-extern", lambda d: _set_kernels(d, "mlp_1token", 2),
-                             lambda d: _set_kernels(d, "mlp_1token", 3)),
-    "holds_recompile": ("recompile", lambda d: _set_recompiles(d, [1, 1, 0, 0]),
-                        lambda d: _set_recompiles(d, [1, 1, 1, 0])),
-    "holds_graph_step": ("graph-step", lambda d: _set_steps(d, eager_static=20.0, cuda_graph=5.0),
-                         lambda d: _set_steps(d, eager_static=20.0, cuda_graph=18.0)),
-    "holds_default_mode": ("default-mode", lambda d: _set_steps(d, compile_default=8.0, cuda_graph=5.0),
-                           lambda d: _set_steps(d, compile_default=4.0, cuda_graph=5.0)),
-    "holds_reduce_overhead": ("reduce-overhead", lambda d: _set_steps(d, compile_reduce_overhead=3.0, cuda_graph=5.0),
-                              lambda d: _set_steps(d, compile_reduce_overhead=6.0, cuda_graph=5.0)),
-    "holds_floor": ("floor", lambda d: _set_floor(d, 0.9), lambda d: _set_floor(d, 0.3)),
-    "holds_bias_on_cublas": ("bias-on-cublas", lambda d: _set_bias(d, 84), lambda d: _set_bias(d, 0)),
-    "holds_oom": ("oom", lambda d: _set_oom(d, True), lambda d: _set_oom(d, True, free_mib=500)),
-    "holds_expandable": ("expandable", lambda d: _set_expandable(d, False), lambda d: _set_expandable(d, True)),
+    "v_speedup": ((lambda d: _set_speedup(d["fusing_by_hand.versions"], 5.2), V.REPRODUCED),
+                  (lambda d: _set_speedup(d["fusing_by_hand.versions"], 7.0), V.OTHER_SIZE)),
+    "v_ridge": ((lambda d: _set_ridge(d, 150), V.REPRODUCED), (lambda d: _set_ridge(d, 20), V.OTHER_SIZE)),
+    "v_bytes_predict_time": ((lambda d: _set_bytes_time(d, 1.05), V.REPRODUCED),
+                             (lambda d: _set_bytes_time(d, 1.5), V.OTHER_SIZE)),
+    "v_same_bandwidth": ((lambda d: _set_shares(d, 0.95), V.REPRODUCED),
+                         (lambda d: _set_shares(d, 0.6), V.CONTRADICTED)),
+    "v_one_kernel": ((lambda d: _set_kernels(d, "add_rmsnorm", 1), V.HOLDS),
+                     (lambda d: _set_kernels(d, "add_rmsnorm", 2), V.FAILS)),
+    "v_matmuls_extern": ((lambda d: _set_kernels(d, "mlp_1token", 2), V.HOLDS),
+                         (lambda d: _set_kernels(d, "mlp_1token", 3), V.FAILS)),
+    "v_bias_on_cublas": ((lambda d: _set_bias(d, 84), V.HOLDS), (lambda d: _set_bias(d, 0), V.FAILS)),
+    "v_recompile": ((lambda d: _set_recompiles(d, [1, 1, 0, 0]), V.HOLDS),
+                    (lambda d: _set_recompiles(d, [1, 1, 1, 0]), V.FAILS)),
+    "v_graph_step": ((lambda d: _set_steps(d, eager_static=25.0, cuda_graph=15.0), V.REPRODUCED),
+                     (lambda d: _set_steps(d, eager_static=25.0, cuda_graph=5.0), V.OTHER_SIZE)),
+    "v_default_mode": ((lambda d: _set_steps(d, compile_default=8.0, cuda_graph=5.0), V.HOLDS),
+                       (lambda d: _set_steps(d, compile_default=4.0, cuda_graph=5.0), V.FAILS)),
+    "v_ro_beats_graph": ((lambda d: _set_steps(d, compile_reduce_overhead=3.0, cuda_graph=5.0), V.HOLDS),
+                         (lambda d: _set_steps(d, compile_reduce_overhead=6.0, cuda_graph=5.0), V.FAILS)),
+    "v_floor_ro": ((lambda d: _set_floor(d, "compile_reduce_overhead", 0.9), V.REPRODUCED),
+                   (lambda d: _set_floor(d, "compile_reduce_overhead", 0.3), V.OTHER_SIZE)),
+    "v_floor_ma": ((lambda d: _set_floor(d, "compile_max_autotune", 0.91), V.REPRODUCED),
+                   (lambda d: _set_floor(d, "compile_max_autotune", 0.3), V.OTHER_SIZE)),
+    "v_oom": ((lambda d: _set_oom(d, True), V.HOLDS), (lambda d: _set_oom(d, True, free_mib=500), V.FAILS)),
+    "v_expandable": ((lambda d: _set_expandable(d, False), V.HOLDS), (lambda d: _set_expandable(d, True), V.FAILS)),
+    "v_replay_silent": ((lambda d: _set_trap(d, wrong=True), V.HOLDS), (lambda d: _set_trap(d, wrong=False), V.FAILS)),
+    "v_replay_reset": ((lambda d: _set_trap(d, exact=True), V.HOLDS), (lambda d: _set_trap(d, exact=False), V.FAILS)),
 }
 
 
+def _newest(data):
+    return {n: rs[-1][1] for n, rs in data["runs"].items()}
+
+
 @pytest.mark.parametrize("field", FLIPS)
-def test_each_verdict_the_summaries_read_is_the_ledgers(data, field):
-    claim, hold, fail = FLIPS[field]
-    for make, expected in ((hold, True), (fail, False)):
+def test_each_verdict_the_summaries_name_follows_the_data_both_ways(data, field):
+    assert field.removeprefix("v_").replace("_", "-") in F.NAMED
+    for make, expected in FLIPS[field]:
         d = copy.deepcopy(data)
-        make(d["data"])
-        assert (ledger.judge(ledger.BY_ID[claim], d["data"])[1] == ledger.HOLDS) is expected
-        assert getattr(F.from_data(**d), field) is expected
+        make(_newest(d))
+        assert getattr(F.from_data(**d), field) == expected
 
 
-def test_the_tally_counts_what_the_ledger_judges(data, monkeypatch):
-    monkeypatch.setattr(ledger, "judge", lambda c, d: ("x", ledger.HOLDS))
+def test_summary_verdicts_and_branches_cover_what_the_pages_test():
+    """Every v_ field a summary page tests is one this module flips."""
+    for name in ("index.md", "takeaways.md"):
+        text = (ROOT / "docs" / name).read_text()
+        for field in set(re.findall(r"\bc\.(v_[a-z_]+)", text)):
+            assert field in FLIPS, f"{name} reads {field}, which no test flips"
+
+
+def test_two_runs_that_disagree_read_as_varying(data):
+    second = copy.deepcopy(_d(data, "fusing_by_hand.versions"))
+    _set_speedup(_d(data, "fusing_by_hand.versions"), 5.2)
+    _set_speedup(second, 7.0)
+    data["runs"]["fusing_by_hand.versions"].append(("r2", second))
     f = F.from_data(**data)
-    assert (f.holds, f.fails, f.any_fail, f.failed) == (len(ledger.CLAIMS), 0, False, ())
-    monkeypatch.setattr(ledger, "judge", lambda c, d: ("x", ledger.FAILS if c.id == "speedup" else ledger.HOLDS))
-    f = F.from_data(**data)
-    speedup = ledger.BY_ID["speedup"]
-    assert (f.holds, f.fails, f.any_fail, f.failed) == (len(ledger.CLAIMS) - 1, 1, True,
-                                                        ((speedup.text, speedup.page),))
+    assert (f.v_speedup, f.runs_most, f.one_run, f.any_undecided) == (V.VARIES, 2, False, True)
+    assert ("Fused into a Triton kernel, add + RMSNorm gets about 5.2 times faster than eager", V.VARIES,
+            "fusing-by-hand.md") in f.undecided_rows
 
 
-def test_decode_verdicts_follow_the_step(data):
-    d = data["data"]["decode.six_ways"]
+def test_ridge_and_decode_booleans_follow_the_data(data):
+    _set_ridge(_newest(data), 0.5)
+    assert not F.from_data(**data).below_ridge
+    _set_ridge(_newest(data), 150)
+    assert F.from_data(**data).below_ridge
+    d = _d(data, "decode.six_ways")
     d["profiles"]["eager_static"]["busy_us"] = 0.9 * 1e3 * report.summaries(d)["eager_static"]["step_ms"]
     d["all_passed"] = True
     f = F.from_data(**data)
@@ -166,19 +219,25 @@ def test_decode_verdicts_follow_the_step(data):
     assert f.static_mostly_idle and not f.all_passed
 
 
-def test_the_graph_trap_and_the_allocator_read_their_results(data):
-    trap = data["data"]["decode.constraints"]["trap"]
-    trap["without_reset"]["bit_identical"], trap["with_reset"]["bit_identical"] = True, False
-    _set_oom(data["data"], False)
-    _set_expandable(data["data"], True)
+def test_the_allocator_figures_read_their_results(data):
+    _set_oom(_newest(data), False)
+    _set_expandable(_newest(data), True)
     f = F.from_data(**data)
-    assert not f.trap_wrong and not f.reset_exact and not f.oom and not f.expandable_ok
+    assert not f.oom and not f.expandable_ok
     assert f.request_mib == 200  # the laptop's request, when no error says how much was asked
-    trap["without_reset"]["bit_identical"], trap["with_reset"]["bit_identical"] = False, True
-    _set_oom(data["data"], True)
-    _set_expandable(data["data"], False)
+    _set_oom(_newest(data), True)
+    _set_expandable(_newest(data), False)
     f = F.from_data(**data)
-    assert f.trap_wrong and f.reset_exact and f.oom and f.expandable_ok
+    assert f.oom and f.expandable_ok
+
+
+def test_against_and_undecided_lists_follow_the_verdicts(data):
+    f = F.from_data(**data)
+    assert f.any_against == bool(f.against_rows) and f.any_undecided == bool(f.undecided_rows)
+    _set_kernels(_newest(data), "add_rmsnorm", 2)
+    f = F.from_data(**data)
+    claim = ledger.BY_ID["one-kernel"].claim
+    assert f.any_against and (claim, V.FAILS, "torch-compile.md") in f.against_rows
 
 
 SUMMARIES = ("index.md", "takeaways.md", "machines.md")

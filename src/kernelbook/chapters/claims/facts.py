@@ -1,10 +1,11 @@
-"""The counts and verdicts of the summary pages (docs/index.md, claims.md, takeaways.md, machines.md) on one
-machine: the claims ledger's verdicts and the figures the summaries quote, from the stored results, with the
-article's RTX 4060 Laptop figures beside them.
+"""The facts of the summary pages (claims.md, index.md, takeaways.md, machines.md) on one machine: the claims
+ledger's counts and verdicts, and the figures the summaries quote, from the stored results, with the article's
+RTX 4060 Laptop figures beside them.
 
 No sentence is written here. docs/claims.md reads these fields as `f`; the other summary pages, which have no facts
-package of their own, as `{% set c = facts("claims") %}`. Every verdict is the ledger's (`holds_<claim id>`), so a
-summary can never say what the ledger's table denies.
+package of their own, as `{% set c = facts("claims") %}`. Every verdict word is the ledger's (`v_<row id>`, judged
+in every stored run of the current code), so a summary can never say what the ledger's table denies; the figures
+beside the verdicts are the newest run's, as the chapters show them.
 """
 
 from __future__ import annotations
@@ -12,17 +13,39 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kernelbook import page
-from kernelbook.chapters.claims import ledger
+from kernelbook import page, paths
 from kernelbook.chapters.fusing_by_hand.facts import LABELS as VERSION_LABELS
 from kernelbook.decode import report
+
+from . import ledger
+from .verdicts import (
+    CONTRADICTED,
+    DOCUMENTED,
+    FAILS,
+    HOLDS,
+    NOISY,
+    NOT_APPLICABLE,
+    NOT_MEASURED,
+    NOT_RESOLVED,
+    OTHER_SIZE,
+    REPRODUCED,
+    VARIES,
+    Judgement,
+    Verdict,
+    count,
+)
 
 LAPTOP = ledger.LAPTOP
 MiB = 1 << 20
 MOSTLY_IDLE = 0.5  # a step "pays mostly for launches" when the GPU is idle for more than this share of it
-EXPERIMENTS = tuple(sorted({n for c in ledger.CLAIMS for n in c.needs}))  # every result the ledger reads
-LAPTOP_EXPERIMENTS = ("allocator.fragmentation", "decode.six_ways", "torch_compile.modes")
+SUMMARY = ("machine.ceilings", "memory_bound.eager_bytes", "fusing_by_hand.versions", "torch_compile.codegen",
+           "decode.six_ways", "torch_compile.modes", "decode.constraints", "allocator.fragmentation")
+EXPERIMENTS = tuple(sorted(set(ledger.EXPERIMENTS) | set(SUMMARY)))
 Data = dict[str, Any]
+# the rows whose verdict a summary page names: field v_<id with underscores>
+NAMED = ("ridge", "bytes-predict-time", "same-bandwidth", "speedup", "one-kernel", "matmuls-extern",
+         "bias-on-cublas", "recompile", "graph-step", "default-mode", "ro-beats-graph", "floor-ro", "floor-ma",
+         "oom", "expandable", "replay-silent", "replay-reset")
 
 
 @dataclass(frozen=True)
@@ -31,25 +54,48 @@ class Facts:
     sm_count: int
     copy_tbps: float
     matmul_tflops: float
-    # the ledger on this machine
-    claims: int
+    # the ledger on this machine: how many rows, and how many of them got each verdict
+    rows: int
+    tested: int  # rows with a test over measured results (figure, relation or exact)
+    reproduced: int
+    other_size: int
+    contradicted: int
     holds: int
     fails: int
-    any_fail: bool
-    failed: tuple[tuple[str, str], ...]  # (the claim as the ledger words it, the chapter page) of each that fails
-    holds_ridge: bool
-    holds_bytes_predict_time: bool
-    holds_same_bandwidth: bool
-    holds_one_kernel: bool
-    holds_matmuls_extern: bool
-    holds_recompile: bool
-    holds_graph_step: bool
-    holds_default_mode: bool
-    holds_reduce_overhead: bool
-    holds_floor: bool
-    holds_bias_on_cublas: bool
-    holds_oom: bool
-    holds_expandable: bool
+    not_resolved: int
+    noisy: int
+    varies: int
+    not_applicable: int
+    not_measured: int  # no experiment stores the figure yet, or this machine lacks the result
+    documented: int
+    agree: int  # reproduced or holds
+    against: int  # contradicted or does not hold
+    undecided: int  # not resolved, noisy or varies
+    any_against: bool
+    against_rows: tuple[tuple[str, str, str], ...]  # (claim, verdict, page) of each row contradicted or failing
+    any_undecided: bool
+    undecided_rows: tuple[tuple[str, str, str], ...]
+    runs_fewest: int  # runs of the current code behind a decided row, fewest and most
+    runs_most: int
+    one_run: bool  # every decided row rests on a single run
+    # verdicts the summaries name
+    v_ridge: Verdict
+    v_bytes_predict_time: Verdict
+    v_same_bandwidth: Verdict
+    v_speedup: Verdict
+    v_one_kernel: Verdict
+    v_matmuls_extern: Verdict
+    v_bias_on_cublas: Verdict
+    v_recompile: Verdict
+    v_graph_step: Verdict
+    v_default_mode: Verdict
+    v_ro_beats_graph: Verdict
+    v_floor_ro: Verdict
+    v_floor_ma: Verdict
+    v_oom: Verdict
+    v_expandable: Verdict
+    v_replay_silent: Verdict
+    v_replay_reset: Verdict
     # bytes (memory_bound.eager_bytes, machine.ceilings)
     eager_kernels: int  # Qwen2's eager add + RMSNorm
     eager_bytes: float  # per element
@@ -59,10 +105,12 @@ class Facts:
     ridge: float  # FLOP per byte
     swiglu_flop_per_byte: float  # fused SwiGLU's intensity
     ridge_over_swiglu: float
+    below_ridge: bool  # fused SwiGLU needs fewer FLOP per byte than the ridge
     compiled_kernels: int  # kernels torch.compile writes for add + RMSNorm
     # every version's bandwidth (fusing_by_hand.versions)
     slowest_version: str  # label of the version furthest below the copy
     slowest_share: float
+    fastest_share: float
     # the decode step (decode.six_ways), ms
     eager_step_ms: float  # eager, default cache
     static_step_ms: float  # eager, StaticCache
@@ -72,6 +120,8 @@ class Facts:
     graph_launches: int
     default_step_ms: float  # torch.compile, default mode
     ro_step_ms: float  # torch.compile reduce-overhead
+    ma_floor_share: float
+    ro_floor_share: float
     best_label: str  # the fastest variant that matched eager
     best_step_ms: float
     best_kernels: int
@@ -83,16 +133,18 @@ class Facts:
     laptop_floor_ms: float
     laptop_floor_over_ours: float
     laptop_eager_step_ms: float
+    laptop_static_ms: float
+    laptop_graph_ms: float
     laptop_best_step_ms: float
     laptop_best_floor_share: float
+    laptop_ro_floor_share: float
     # max-autotune's matmuls (decode.six_ways kernel mix)
     bias_on_cublas: int  # bias projections left to cuBLAS under max-autotune, per step
     laptop_bias_on_cublas: int
+    min_sms: int  # the SMs Inductor's matmul templates want
     # the graph that replays a moved cache counter (decode.constraints)
-    trap_wrong: bool  # replayed without a cache reset, the logits are not eager's
     trap_rel_err: float
     trap_top1: float  # share of steps whose top token agrees with eager's
-    reset_exact: bool  # after an in-place reset, the replay is bit-identical to eager
     # the allocator (allocator.fragmentation)
     oom: bool  # the request failed
     cap_mib: int
@@ -106,15 +158,17 @@ class Facts:
     expandable_reserved_mib: int
 
 
-def _ver(versions: Data, op: str, key: str) -> Data:
-    return next(v for v in versions["versions"] if v["op"] == op and v["key"] == key)
+def _rows(judged: list[Judgement], *verdicts: Verdict) -> tuple[tuple[str, str, str], ...]:
+    return tuple((j.row.claim, j.verdict, j.row.page) for j in judged if j.verdict in verdicts)
 
 
-def from_data(data: dict[str, Data], laptop: dict[str, Data], gpu: str, sm_count: int) -> Facts:
-    """data, laptop: experiment name -> that experiment's data on this machine, and the article's published record."""
-    judged = [(c, ledger.judge(c, data)[1]) for c in ledger.CLAIMS]
-    held = {c.id: v == ledger.HOLDS for c, v in judged}
-    failed = tuple((c.text, c.page) for c, v in judged if v == ledger.FAILS)
+def from_data(runs: ledger.Runs, laptop: Data, gpu: str, sm_count: int, machine: str = "") -> Facts:
+    """runs: experiment -> (run id, data) of each stored run of the current code on this machine, oldest first;
+    laptop: the article's published records by experiment."""
+    judged = ledger.judge_runs(machine, runs, laptop)
+    verdict = {j.row.id: j.verdict for j in judged}
+    decided = [j.runs for j in judged if j.readings and j.verdict not in (DOCUMENTED, NOT_APPLICABLE)]
+    data = {n: rs[-1][1] for n, rs in runs.items()}  # the newest run of each: the figures the chapters show
     mc, mb = data["machine.ceilings"], data["memory_bound.eager_bytes"]
     chain, swiglu = mb["chains"]["add_rmsnorm"], mb["swiglu_intensity"]["fused_flop_per_byte"]
     versions = [v for v in data["fusing_by_hand.versions"]["versions"] if v["share_of_copy"] is not None]
@@ -127,40 +181,53 @@ def from_data(data: dict[str, Data], laptop: dict[str, Data], gpu: str, sm_count
     last, exp_last = frag["default"]["checkpoints"][-1], frag["expandable"]["checkpoints"][-1]
     holes = [b[0] for seg in last["segments"] for b in seg["blocks"] if b[1] == "free"]
     lap_frag = laptop["allocator.fragmentation"]
-    request = (last["error"] or {}).get("alloc_size", lap_frag["oom_request_mib"] * MiB)
+    tried = ((last["error"] or {}).get("parsed") or {}).get("tried")
+    top = six["kernel_mix"]["compile_max_autotune"]["top"]
     return Facts(
         gpu=gpu, sm_count=sm_count, copy_tbps=mc["bandwidth"]["copy"]["gbps"] / 1e3,
         matmul_tflops=mc["matmul"]["tflops"],
-        claims=len(judged), holds=sum(held.values()), fails=len(failed), any_fail=bool(failed), failed=failed,
-        holds_ridge=held["ridge"], holds_bytes_predict_time=held["bytes-predict-time"],
-        holds_same_bandwidth=held["same-bandwidth"], holds_one_kernel=held["one-kernel"],
-        holds_matmuls_extern=held["matmuls-extern"], holds_recompile=held["recompile"],
-        holds_graph_step=held["graph-step"], holds_default_mode=held["default-mode"],
-        holds_reduce_overhead=held["reduce-overhead"], holds_floor=held["floor"],
-        holds_bias_on_cublas=held["bias-on-cublas"], holds_oom=held["oom"], holds_expandable=held["expandable"],
+        rows=len(judged), tested=sum(j.row.kind in ("figure", "relation", "exact") for j in judged),
+        reproduced=count(judged, REPRODUCED), other_size=count(judged, OTHER_SIZE),
+        contradicted=count(judged, CONTRADICTED), holds=count(judged, HOLDS), fails=count(judged, FAILS),
+        not_resolved=count(judged, NOT_RESOLVED), noisy=count(judged, NOISY), varies=count(judged, VARIES),
+        not_applicable=count(judged, NOT_APPLICABLE), not_measured=count(judged, NOT_MEASURED),
+        documented=count(judged, DOCUMENTED), agree=count(judged, REPRODUCED, HOLDS),
+        against=count(judged, CONTRADICTED, FAILS), undecided=count(judged, NOT_RESOLVED, NOISY, VARIES),
+        any_against=bool(count(judged, CONTRADICTED, FAILS)), against_rows=_rows(judged, CONTRADICTED, FAILS),
+        any_undecided=bool(count(judged, NOT_RESOLVED, NOISY, VARIES)),
+        undecided_rows=_rows(judged, NOT_RESOLVED, NOISY, VARIES),
+        runs_fewest=min(decided, default=0), runs_most=max(decided, default=0),
+        one_run=max(decided, default=0) <= 1,
+        **{f"v_{rid.replace('-', '_')}": verdict[rid] for rid in NAMED},
         eager_kernels=chain["count"], eager_bytes=chain["bytes_per_elem"], fused_bytes=chain["fused_bytes_per_elem"],
         bytes_measured_ms=chain["bench"]["median"], bytes_predicted_ms=chain["predicted_us"] / 1e3,
         ridge=mc["ridge_flop_per_byte"], swiglu_flop_per_byte=swiglu,
-        ridge_over_swiglu=mc["ridge_flop_per_byte"] / swiglu,
+        ridge_over_swiglu=mc["ridge_flop_per_byte"] / swiglu, below_ridge=mc["ridge_flop_per_byte"] > swiglu,
         compiled_kernels=data["torch_compile.codegen"]["add_rmsnorm"]["summary"]["kernel_count"],
         slowest_version=VERSION_LABELS[(slowest["op"], slowest["key"])], slowest_share=slowest["share_of_copy"],
+        fastest_share=max(v["share_of_copy"] for v in versions),
         eager_step_ms=s["eager_dynamic"]["step_ms"], static_step_ms=s["eager_static"]["step_ms"],
         static_busy_ms=s["eager_static"]["busy_ms"], static_mostly_idle=s["eager_static"]["idle_share"] > MOSTLY_IDLE,
         graph_step_ms=s["cuda_graph"]["step_ms"],
         graph_launches=s["cuda_graph"]["launches"], default_step_ms=s["compile_default"]["step_ms"],
         ro_step_ms=s["compile_reduce_overhead"]["step_ms"],
+        ma_floor_share=s["compile_max_autotune"]["floor_share"],
+        ro_floor_share=s["compile_reduce_overhead"]["floor_share"],
         best_label=best["label"], best_step_ms=best["step_ms"], best_kernels=best["kernels"],
         best_busy_ms=best["busy_ms"], best_idle_ms=best["idle_ms"], best_floor_share=best["floor_share"],
         all_passed=bool(six["all_passed"]), floor_ms=six["floor_ms"], laptop_floor_ms=lap_six["floor_ms"],
         laptop_floor_over_ours=lap_six["floor_ms"] / six["floor_ms"],
-        laptop_eager_step_ms=lap_v["eager_dynamic"]["step_ms"],
+        laptop_eager_step_ms=lap_v["eager_dynamic"]["step_ms"], laptop_static_ms=lap_v["eager_static"]["step_ms"],
+        laptop_graph_ms=lap_v["cuda_graph"]["step_ms"],
         laptop_best_step_ms=lap_v["compile_max_autotune"]["step_ms"],
         laptop_best_floor_share=lap_v["compile_max_autotune"]["floor_share"],
-        bias_on_cublas=ledger._bias_cublas(data),
+        laptop_ro_floor_share=lap_v["compile_reduce_overhead"]["floor_share"],
+        bias_on_cublas=sum(k["count"] for k in top if "bias" in k["name"] and not k["name"].startswith("triton_")),
         laptop_bias_on_cublas=laptop["torch_compile.modes"]["decode_projections_on_cublas"],
-        trap_wrong=not trap["without_reset"]["bit_identical"], trap_rel_err=trap["without_reset"]["rel_err"],
-        trap_top1=trap["without_reset"]["top1_agree"], reset_exact=trap["with_reset"]["bit_identical"],
-        oom=bool(last["error"]), cap_mib=frag["default"]["cap_bytes"] // MiB, request_mib=request // MiB,
+        min_sms=data["torch_compile.modes"]["threshold"]["min_sms"],
+        trap_rel_err=trap["without_reset"]["rel_err"], trap_top1=trap["without_reset"]["top1_agree"],
+        oom=bool(last["error"]), cap_mib=frag["default"]["cap_bytes"] // MiB,
+        request_mib=(tried or lap_frag["oom_request_mib"] * MiB) // MiB,
         free_mib=(last["reserved"] - last["allocated"]) // MiB, holes=len(holes),
         hole_max_mib=max(holes, default=0) // MiB, laptop_free_mib=lap_frag["oom_unallocated_mib"],
         expandable_ok=not exp_last["error"], expandable_allocated_mib=exp_last["allocated"] // MiB,
@@ -169,7 +236,8 @@ def from_data(data: dict[str, Data], laptop: dict[str, Data], gpu: str, sm_count
 
 
 def facts(machine: str | None = None) -> Facts:
-    data = {n: page.result(n, machine).data for n in EXPERIMENTS}
-    laptop = {n: page.result(n, LAPTOP).data for n in LAPTOP_EXPERIMENTS}
+    machine = machine or paths.primary_machine()
+    runs = {n: [(r.run, r.data) for r in page.fresh_runs(n, machine)] for n in EXPERIMENTS}
     ceilings = page.result("machine.ceilings", machine)
-    return from_data(data, laptop, page.machine_label(ceilings), ceilings.provenance["sm_count"])
+    return from_data(runs, ledger.published(), page.machine_label(ceilings), ceilings.provenance["sm_count"],
+                     machine)
