@@ -263,3 +263,27 @@ def test_model_and_laptop_verdicts(data):
     data["laptop_constraints"]["item_in_capture"] = "ran without an error"
     f = F.from_data(**data)
     assert not f.tied and not f.weight_as_article and f.laptop_static_versus == "faster" and not f.laptop_item_failed
+
+
+def test_the_median_direction_is_read_whichever_way_the_rounds_go(data):
+    _rounds(data, "eager_dynamic", [20.0, 20.0, 20.0, 20.0])
+    _rounds(data, "eager_static", [30.0, 30.0, 19.0, 19.0])  # mixed rounds, median above
+    f = F.from_data(**data)
+    assert f.static_vs_dynamic == "mixed" and f.static_median_more
+    _rounds(data, "eager_static", [10.0, 10.0, 21.0, 21.0])  # mixed rounds, median below
+    f = F.from_data(**data)
+    assert f.static_vs_dynamic == "mixed" and not f.static_median_more
+    _rounds(data, "compile_reduce_overhead", [3.0, 3.0, 3.0, 3.0])
+    _rounds(data, "compile_max_autotune", [3.2, 3.2, 3.2, 3.2])
+    assert F.from_data(**data).ma_median_more
+    _rounds(data, "compile_max_autotune", [2.8, 2.8, 2.8, 2.8])
+    assert not F.from_data(**data).ma_median_more
+
+
+def test_the_pages_words_for_the_articles_claims_are_the_ledgers(fixture_results):
+    from kernelbook.chapters.claims import ledger
+
+    f = F.facts()
+    assert f.static_slower_verdict == ledger.verdict_of("static-slower")
+    assert f.ma_beats_ro_verdict == ledger.verdict_of("ma-beats-ro")
+    assert f.static_slower_verdict != "not measured"

@@ -113,3 +113,11 @@ def test_fused_faster_follows_the_times(data):
     _version(data, "swiglu", "triton")["time"]["median"] = 1.2 * _version(data, "swiglu", "eager")["time"]["median"]
     f = F.from_data(**data)
     assert not f.norm_fused_faster and not f.swiglu_fused_faster and f.swiglu_cut == pytest.approx(-0.2)
+
+
+def test_the_pages_words_for_the_articles_tie_are_the_ledgers(fixture_results):
+    from kernelbook.chapters.claims import ledger
+
+    f = F.facts()
+    assert f.ties_norm_verdict == ledger.verdict_of("compiled-ties-norm") != "not measured"
+    assert f.ties_swiglu_verdict == ledger.verdict_of("compiled-ties-swiglu") != "not measured"

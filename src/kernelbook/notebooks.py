@@ -21,7 +21,7 @@ EXEC_INCLUDE = re.compile(r'```python exec="on"[^\n]*\n--8<-- "(snippets/[^"]+\.
 INCLUDE = re.compile(r'^--8<-- "([^":]+)(?::([\w-]+))?"$', re.M)
 PAGE_LINK = re.compile(r"\]\((?!https?:|#|/|\.\./)([\w-]+\.md(?:#[\w-]*)?)\)")  # a link to a sibling page
 TITLE = re.compile(r"^# (.+)$", re.M)
-NOT_CHAPTERS = {"index", "claims", "takeaways", "machines"}  # summaries of the chapters, not chapters
+NOT_CHAPTERS = {"index", "claims", "takeaways", "machines", "stability"}  # summaries of the chapters, not chapters
 PROSE_TAG = "kb-prose"
 
 SETUP = '''\

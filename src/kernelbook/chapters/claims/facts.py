@@ -45,7 +45,8 @@ Data = dict[str, Any]
 # the rows whose verdict a summary page names: field v_<id with underscores>
 NAMED = ("ridge", "bytes-predict-time", "same-bandwidth", "speedup", "one-kernel", "matmuls-extern",
          "bias-on-cublas", "recompile", "graph-step", "default-mode", "ro-beats-graph", "floor-ro", "floor-ma",
-         "oom", "expandable", "replay-silent", "replay-reset")
+         "oom", "expandable", "replay-silent", "replay-reset", "static-slower", "ma-beats-ro", "compiled-ties-norm",
+         "compiled-ties-swiglu")
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,10 @@ class Facts:
     v_expandable: Verdict
     v_replay_silent: Verdict
     v_replay_reset: Verdict
+    v_static_slower: Verdict  # the chapters word these comparisons from the ledger's verdicts
+    v_ma_beats_ro: Verdict
+    v_compiled_ties_norm: Verdict
+    v_compiled_ties_swiglu: Verdict
     # bytes (memory_bound.eager_bytes, machine.ceilings)
     eager_kernels: int  # Qwen2's eager add + RMSNorm
     eager_bytes: float  # per element

@@ -17,7 +17,7 @@ from kernelbook.registry import BY_NAME
 
 from . import rows_allocator, rows_compile, rows_decode, rows_kernels, rows_world
 from .data import PARTS
-from .verdicts import Data, Judgement, Row, decide
+from .verdicts import Data, Judgement, Row, Verdict, decide
 
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
 ROWS: tuple[Row, ...] = tuple(sorted(
@@ -69,6 +69,19 @@ def judge_all(machine: str | None = None) -> list[Judgement]:
 def judge(row: Row, machine: str | None = None) -> Judgement:
     machine = machine or paths.primary_machine()
     return decide(row, machine, row_runs(row, runs(machine)), published())
+
+
+def verdict_of(row_id: str, machine: str | None = None) -> Verdict:
+    """One row's verdict on `machine`, reading only the experiments that row needs: what a chapter's facts quote
+    when its page words a claim the ledger judges."""
+    row = BY_ID[row_id]
+    found: Runs = {}
+    for name in row.needs:
+        try:
+            found[name] = [(r.run, r.data) for r in page.fresh_runs(name, machine)]
+        except FileNotFoundError:
+            continue
+    return decide(row, machine or paths.primary_machine(), row_runs(row, found), published()).verdict
 
 
 def by_part(judgements: Sequence[Judgement]) -> list[tuple[str, list[Judgement]]]:

@@ -9,10 +9,11 @@ Variant labels are stored with each result (`labels`, written from decode/varian
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from kernelbook import page
+from kernelbook.chapters.claims.verdicts import Verdict
 from kernelbook.decode import report
 
 LAPTOP = report.LAPTOP
@@ -235,6 +236,12 @@ class Facts:
     laptop_cold_high_s: float
     laptop_warm_low_s: float
     laptop_warm_high_s: float
+    static_median_more: bool  # the StaticCache step's median above the default cache's
+    ma_median_more: bool  # max-autotune's median above reduce-overhead's
+    # the claims ledger's verdicts on the article's "a StaticCache makes eager decode slower" and "max-autotune
+    # takes another 0.14 ms off reduce-overhead" (its rows static-slower and ma-beats-ro: every round decides)
+    static_slower_verdict: Verdict = "not measured"
+    ma_beats_ro_verdict: Verdict = "not measured"
 
 
 def _versus(data: dict[str, Any], s: dict[str, dict[str, Any]], a: str, b: str) -> tuple[Versus, float, int]:
@@ -359,6 +366,8 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         dyn_ms=dyn["step_ms"], dyn_kernels=dyn["kernels"], static_ms=st["step_ms"], static_kernels=st["kernels"],
         static_busy_ms=st["busy_ms"], static_host_ms=st["host_ms"], static_idle_share=st["idle_share"],
         static_extra_kernels=st["kernels"] - dyn["kernels"], laptop_static_extra=laptop_six["static_extra_kernels"],
+        static_median_more=s["eager_static"]["step_ms"] > s["eager_dynamic"]["step_ms"],
+        ma_median_more=s["compile_max_autotune"]["step_ms"] > s["compile_reduce_overhead"]["step_ms"],
         static_vs_dynamic=sv, static_dyn_diff_ms=sdiff, static_slower_rounds=both_n - s_faster,
         laptop_dyn_ms=lap["eager_dynamic"]["step_ms"], laptop_static_ms=lap["eager_static"]["step_ms"],
         laptop_static_versus="slower" if lap["eager_static"]["step_ms"] > lap["eager_dynamic"]["step_ms"]
@@ -416,13 +425,16 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
 
 
 def facts(machine: str | None = None) -> Facts:
+    from kernelbook.chapters.claims import ledger  # the ledger imports the chapters' facts in turn
     from kernelbook.decode.measure import WARM_STEPS  # imports torch: the step's constants live with the code
     from kernelbook.decode.model import INIT_STD, QWEN25_15B
 
     r = page.result("decode.six_ways", machine)
-    return from_data(
+    f = from_data(
         r.data, page.result("decode.constraints", machine).data, page.result("decode.compile_warm", machine).data,
         page.result("machine.ceilings", machine).data["launch"], page.result("decode.six_ways", LAPTOP).data,
         page.result("decode.constraints", LAPTOP).data, page.result("decode.compile_warm", LAPTOP).data,
         page.result("machine.ceilings", LAPTOP).data, QWEN25_15B, INIT_STD, WARM_STEPS, page.machine_label(r),
         str(r.provenance.get("versions", {}).get("transformers", "?")))
+    return replace(f, static_slower_verdict=ledger.verdict_of("static-slower", machine),
+                   ma_beats_ro_verdict=ledger.verdict_of("ma-beats-ro", machine))

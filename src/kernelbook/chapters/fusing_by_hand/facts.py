@@ -8,14 +8,15 @@ on the booleans and verdicts (`{% if f.h_exact %}`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from kernelbook import page
+from kernelbook.chapters.claims.verdicts import Verdict
+from kernelbook.chapters.machine.facts import FAR_BELOW
 
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
 NEAR_COPY = 0.8  # a version "runs near the copy" at this share of the same-run copy or more
-FAR_BELOW = 50  # "far below the ridge", as the machine and memory-bound chapters test it
 LABELS = {  # (op, version) data keys -> how the tables name them
     ("add_rmsnorm", "eager"): "add + RMSNorm: eager, as Qwen2 writes it",
     ("add_rmsnorm", "rms_norm"): "add + RMSNorm: eager with F.rms_norm",
@@ -92,6 +93,10 @@ class Facts:
     laptop_y_max_steps: int
     laptop_y_max_abs: float
     as_laptop: bool  # h as exact as on the laptop and y no further from eager
+    # the claims ledger's verdicts on the article's "the compiled versions tie the hand-written ones" (its rows
+    # compiled-ties-norm and compiled-ties-swiglu, which read every round, not the medians alone)
+    ties_norm_verdict: Verdict = "not measured"
+    ties_swiglu_verdict: Verdict = "not measured"
 
 
 def _versus(diff: float, limit: float) -> Versus:
@@ -157,9 +162,13 @@ def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versio
 
 
 def facts(machine: str | None = None) -> Facts:
+    from kernelbook.chapters.claims import ledger  # the ledger imports the chapters' facts in turn
+
     r = page.result("fusing_by_hand.versions", machine)
-    return from_data(r.data, page.result("fusing_by_hand.exactness", machine).data,
+    f = from_data(r.data, page.result("fusing_by_hand.exactness", machine).data,
                      page.result("fusing_by_hand.versions", LAPTOP).data,
                      page.result("fusing_by_hand.exactness", LAPTOP).data,
                      page.result("machine.ceilings", machine).data,
                      page.result("memory_bound.eager_bytes", machine).data, page.machine_label(r))
+    return replace(f, ties_norm_verdict=ledger.verdict_of("compiled-ties-norm", machine),
+                   ties_swiglu_verdict=ledger.verdict_of("compiled-ties-swiglu", machine))

@@ -16,7 +16,7 @@ from kernelbook import page
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
 GIB, MIB = 1 << 30, 1 << 20
 # "far below the ridge": the claims ledger's test of the article's "about a hundred times below" (claim `ridge`)
-FAR_BELOW = 50
+FAR_BELOW = 50  # a kernel this many times below the ridge or more is 'far below' it, on every page that says so
 LABELS = {  # data keys -> how the tables name them
     "copy": "copy, read + write (GB/s)",
     "read": "read only (GB/s)",

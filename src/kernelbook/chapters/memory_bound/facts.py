@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from kernelbook import page
+from kernelbook.chapters.machine.facts import FAR_BELOW
 
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
 GIB = 1 << 30
 # a measured time "is its bytes over the bandwidth" within this share of the prediction, either way: the claims
 # ledger's test of the article's claim (`bytes-predict-time`)
 BAND = 0.10
-FAR_BELOW = 50  # "far below the ridge", as the ledger tests the article's "about a hundred times below" (`ridge`)
 STREAMING = 1.0  # a kernel that moves at least this many bytes per element streams the whole tensor
 VECTORIZED = "at::native::vectorized_elementwise_kernel"
 LABELS = {  # data keys -> how the tables and sentences name them
