@@ -109,8 +109,11 @@ ROWS = (
           ours=lambda d: f"{d[CON]['static_cache'][0]['shape'][2]} slots, "
                          f"{len({c['data_ptr'] for c in d[CON]['static_cache']})} address"),
     exact("same-tokens", STEP4, "decode.md", "The six ways agree on all 20 greedy tokens",
-          "every variant's 20 tokens the same (random weights here)", needs=(SIX,),
+          "every variant's 20 tokens the same", needs=(SIX,),
           value=lambda d: len(set(tokens(d).values())) == 1,
+          # seeded random weights leave the top two logits nearly tied at many steps, so a rounding difference can
+          # pick the other token: the teacher-forced check, not the free-running tokens, is what this model can test
+          applies=lambda d: False, unless="real weights (this model's are seeded random, its logits near-tied)",
           laptop=lambda p: f"{p[SIX]['greedy_tokens']} tokens, all the same" if p[SIX]["all_six_same_tokens"]
           else "differ",
           ours=lambda d: "all the same" if len(set(tokens(d).values())) == 1
