@@ -21,15 +21,17 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted((ROOT / "docs").glob("*.md"))
 EXEC = re.compile(r'^```python exec="on".*?^```$', re.M | re.S)
 FIELD = re.compile(r"\bf\.([a-z_][a-z0-9_]*)")
+ALIAS = re.compile(r'{%-?\s*set\s+(\w+)\s*=\s*facts\("(\w+)"\)\s*-?%}')  # {% set c = facts("claims") %}
 
 
 def _chapter(page: Path) -> str:
     return macros.chapter_of(page.name)
 
 
-def _branches(text: str) -> set[str]:
-    """The fields of f that a {% if %} or {% elif %} tests."""
-    return {name for block in re.findall(r"{%-?\s*(?:el)?if\b(.*?)%}", text, re.S) for name in FIELD.findall(block)}
+def _branches(text: str, alias: str = "f") -> set[str]:
+    """The fields of `alias` (f, or a name set to another chapter's facts) that a {% if %} or {% elif %} tests."""
+    field = FIELD if alias == "f" else re.compile(rf"\b{alias}\.([a-z_][a-z0-9_]*)")
+    return {name for block in re.findall(r"{%-?\s*(?:el)?if\b(.*?)%}", text, re.S) for name in field.findall(block)}
 
 
 def _values(facts: object, name: str) -> list[object]:
@@ -60,6 +62,23 @@ def test_every_page_renders_down_every_branch(page, fixture_results):
     for name in sorted(branches):
         for value in _values(facts, name):
             macros.render(text, chapter, overrides={name: value})
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_every_branch_on_another_chapters_facts_renders(page, fixture_results):
+    """A page that names another chapter's facts ({% set c = facts("claims") %}) is driven down every branch of
+    those too: each field its conditionals test is set to each of its values in turn."""
+    text = page.read_text()
+    for alias, chapter in sorted(set(ALIAS.findall(text))):
+        macros._cache.clear()
+        macros.render(text, _chapter(page))
+        key = next(k for k in macros._cache if k[0] == chapter)
+        base, read = macros._cache[key]
+        for name in sorted(_branches(text, alias)):
+            for value in _values(base, name):
+                macros._cache[key] = (dataclasses.replace(base, **{name: value}), read)
+                macros.render(text, _chapter(page))
+        macros._cache[key] = (base, read)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
