@@ -31,6 +31,8 @@ def test_table_refuses_empty_or_ragged():
         page.table(["a"], [])
     with pytest.raises(ValueError, match="2 cells for 1 columns"):
         page.table(["a"], [[1, 2]])
+    with pytest.raises(ValueError, match="heads repeat"):
+        page.table(["a", "b", "a"], [[1, 2, 3]])
 
 
 def test_num_and_pct():

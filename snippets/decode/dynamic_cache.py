@@ -10,7 +10,8 @@ def shape(s: list) -> str:
 
 
 print(page.table(
-    ["layer 0 keys", "default cache: shape", "address vs prefill", "StaticCache: shape", "address vs prefill"],
+    ["layer 0 keys", "default cache: shape", "default cache: address vs prefill", "StaticCache: shape",
+     "StaticCache: address vs prefill"],
     [[a["after"], shape(a["shape"]), f"{a['data_ptr'] - base_d:+,} B", shape(b["shape"]),
       f"{b['data_ptr'] - base_s:+,} B"] for a, b in zip(dyn, st, strict=True)],
     align="lrrrr"))

@@ -230,6 +230,8 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | No
     align: one letter per column, l/r/c (default: first left, rest right). name: the downloaded files' stem
     (default: from the first header)."""
     headers = list(headers)
+    if len(set(headers)) != len(headers):  # the JSON download keys each row on them
+        raise ValueError(f"table heads repeat: {[h for h in headers if headers.count(h) > 1]}")
     rows = [list(r) for r in rows]
     align = align or "l" + "r" * (len(headers) - 1)
     if len(align) != len(headers):
