@@ -268,3 +268,12 @@ def test_summary_pages_render_down_every_branch(name, fixture_results):
                 macros._cache[key] = (dataclasses.replace(base, **{field: value}), read)
                 assert "{{" not in macros.render(text, stem)
         macros._cache[key] = (base, read)
+
+
+def test_the_bands_the_claims_page_names_are_the_ledgers(fixture_results):
+    from kernelbook.chapters.claims import data
+
+    f = F.facts()
+    assert (f.band_count, f.band_bytes, f.band_ratio, f.band_time) == (
+        data.COUNT.share, data.BYTES.share, data.RATIO.share, data.TIME.share)
+    assert f.laptop_dram_gbps == page.result("decode.six_ways", "nvidia-geforce-rtx-4060-laptop-gpu").data["dram_gbps"]

@@ -18,6 +18,7 @@ from kernelbook.chapters.fusing_by_hand.facts import LABELS as VERSION_LABELS
 from kernelbook.decode import report
 
 from . import ledger
+from .data import BYTES, COUNT, RATIO, TIME
 from .verdicts import (
     CONTRADICTED,
     DOCUMENTED,
@@ -55,6 +56,12 @@ class Facts:
     sm_count: int
     copy_tbps: float
     matmul_tflops: float
+    # the bands a figure row is judged by when the article gives no range of its own (data.py), as shares
+    band_count: float
+    band_bytes: float
+    band_ratio: float
+    band_time: float
+    laptop_dram_gbps: float  # what the article's floor divides by: a memory read it measured, not a copy
     # the ledger on this machine: how many rows, and how many of them got each verdict
     rows: int
     tested: int  # rows with a test over measured results (figure, relation or exact)
@@ -191,6 +198,8 @@ def from_data(runs: ledger.Runs, laptop: Data, gpu: str, sm_count: int, machine:
     return Facts(
         gpu=gpu, sm_count=sm_count, copy_tbps=mc["bandwidth"]["copy"]["gbps"] / 1e3,
         matmul_tflops=mc["matmul"]["tflops"],
+        band_count=COUNT.share, band_bytes=BYTES.share, band_ratio=RATIO.share, band_time=TIME.share,
+        laptop_dram_gbps=laptop["decode.six_ways"]["dram_gbps"],
         rows=len(judged), tested=sum(j.row.kind in ("figure", "relation", "exact") for j in judged),
         reproduced=count(judged, REPRODUCED), other_size=count(judged, OTHER_SIZE),
         contradicted=count(judged, CONTRADICTED), holds=count(judged, HOLDS), fails=count(judged, FAILS),
