@@ -12,7 +12,8 @@ import torch
 from conftest import run_file
 
 from kernelbook.decode import report
-from kernelbook.decode.measure import compare, first_divergence, kernel_names, timeline
+from kernelbook.decode.check import compare, first_divergence
+from kernelbook.decode.rounds import kernel_names, timeline
 from kernelbook.timing import kernel_summary
 
 FIXTURE = run_file(Path(__file__).parent / "fixtures" / "results", "decode.six_ways")
@@ -107,7 +108,7 @@ def test_free_running_table(data):
 def test_profiles_come_after_every_timing_round(monkeypatch):
     """torch.profiler leaves CUPTI attached: no round may be timed after a profile except the one meant to show
     its cost (after_profiler), and every variant gets one profile."""
-    from kernelbook.decode import measure
+    from kernelbook.decode import rounds as measure
 
     log: list[tuple[str, str]] = []
 

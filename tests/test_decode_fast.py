@@ -121,7 +121,7 @@ def test_tune_positions_span_the_timed_steps_within_the_cache():
     from types import SimpleNamespace
 
     from kernelbook.chapters.decode_far.ladder import tune_positions
-    from kernelbook.decode.measure import TIMED_STEPS, WARM_STEPS
+    from kernelbook.decode.rounds import TIMED_STEPS, WARM_STEPS
 
     small, large = SimpleNamespace(cos=torch.zeros(16, 8)), SimpleNamespace(cos=torch.zeros(512, 8))  # slots, D
     assert tune_positions(small, 5) == (5, 15)  # the last timed position is past a 16-slot cache: its last slot

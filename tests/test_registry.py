@@ -10,8 +10,6 @@ import pytest
 from kernelbook import paths
 from kernelbook.registry import EXPERIMENTS
 
-MOVED_LATER = {"decode.six_ways"}  # not moved into chapters/decode/ yet
-
 
 @pytest.mark.parametrize("exp", EXPERIMENTS, ids=lambda e: e.name)
 def test_experiment_is_well_formed(exp):
@@ -20,9 +18,9 @@ def test_experiment_is_well_formed(exp):
     module, func = exp.entry.split(":")
     assert callable(getattr(importlib.import_module(module), func))
     assert exp.timeout_s <= 600
-    if exp.name not in MOVED_LATER:  # one name per chapter: page, package, experiments
-        assert module.startswith(f"kernelbook.chapters.{exp.chapter}."), module
-        assert (paths.root() / "docs" / f"{exp.chapter.replace('_', '-')}.md").is_file()
+    # one name per chapter: page, package, experiments
+    assert module.startswith(f"kernelbook.chapters.{exp.chapter}."), module
+    assert (paths.root() / "docs" / f"{exp.chapter.replace('_', '-')}.md").is_file()
 
 
 def test_names_are_unique():

@@ -34,11 +34,6 @@ class Experiment:
         return self.name.split(".")[0]
 
 
-# decode.six_ways has not moved into chapters/decode/ yet. Its stored run was measured before the runner recorded
-# imports, so it names this hand-written list as its sources; a new run records what it imports.
-_DECODE = (SRC + "decode/model.py", SRC + "decode/harness.py", SRC + "decode/variants.py", SRC + "timing.py")
-
-
 def _chapter(name: str, module: str, func: str, title: str, timeout_s: int, previous: str | None = None
              ) -> Experiment:
     chapter = name.split(".")[0]
@@ -76,9 +71,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     _chapter("torch_compile.modes", "experiments", "modes",
              "What each torch.compile mode turns on, and Inductor's big-GPU check", 60,
              "inductor.modes"),
-    Experiment("decode.six_ways", "kernelbook.decode.measure:six_ways",
-               "Six ways to run a Qwen2.5-1.5B batch-1 decode step: checked, then timed and profiled", 580,
-               declared=_DECODE + (SRC + "decode/measure.py",)),
+    _chapter("decode.six_ways", "six_ways", "six_ways",
+             "Six ways to run a Qwen2.5-1.5B batch-1 decode step: checked, then timed and profiled", 580),
     _chapter("decode.constraints", "constraints", "constraints",
              "What a CUDA graph records: the cache-counter trap, .item() in a capture, dynamo explain", 240),
     _chapter("decode.compile_warm", "compile_warm", "compile_warm",

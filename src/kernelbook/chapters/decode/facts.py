@@ -426,8 +426,8 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
 
 def facts(machine: str | None = None) -> Facts:
     from kernelbook.chapters.claims import ledger  # the ledger imports the chapters' facts in turn
-    from kernelbook.decode.measure import WARM_STEPS  # imports torch: the step's constants live with the code
     from kernelbook.decode.model import INIT_STD, QWEN25_15B
+    from kernelbook.decode.rounds import WARM_STEPS  # imports torch: the step's constants live with the code
 
     r = page.result("decode.six_ways", machine)
     f = from_data(

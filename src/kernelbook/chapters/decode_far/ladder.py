@@ -16,8 +16,10 @@ from typing import Any
 
 import torch
 
+from kernelbook.copy_ceiling import copy_bandwidth
 from kernelbook.decode import fast
 from kernelbook.decode import variants as V
+from kernelbook.decode.check import CHECK_STEPS, TOL_FACTOR, compare, tolerance, yardstick_model
 from kernelbook.decode.harness import (
     Buffers,
     Decoder,
@@ -26,19 +28,8 @@ from kernelbook.decode.harness import (
     prefill,
     reset_static_cache,
 )
-from kernelbook.decode.measure import (
-    CHECK_STEPS,
-    ROUNDS,
-    TIMED_STEPS,
-    TOL_FACTOR,
-    WARM_STEPS,
-    compare,
-    copy_gbps,
-    timed_then_profiled,
-    tolerance,
-    yardstick_model,
-)
 from kernelbook.decode.model import QWEN25_15B, weight_bytes
+from kernelbook.decode.rounds import ROUNDS, TIMED_STEPS, WARM_STEPS, timed_then_profiled
 from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import matvec, pdl_supported
 from kernelbook.kernels.matvec_pair import qkv_rope, swiglu_pair
@@ -273,7 +264,7 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n:
         deep: tuple = DEEP, split: tuple = SPLIT) -> dict[str, Any]:
     """The experiment. Its arguments exist for a dry run on a small model; the stored result uses the defaults."""
     dev = torch.device(device)
-    copy = copy_gbps()
+    copy = copy_bandwidth(rounds=3)
     torch.cuda.empty_cache()
 
     model, prompt, feed, bufs, ref32 = yardstick_model(fields, dev)  # the decode chapter's yardstick, then bf16
