@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import statistics
 from pathlib import Path
@@ -129,7 +130,7 @@ def test_profiles_come_after_every_timing_round(monkeypatch):
     monkeypatch.setattr(measure, "kernel_summary", lambda calls: {"per_call": 3, "launches": 1, "busy_us": 5.0,
                                                                   "cpu_us": 9.0, "span_us": 6.0, "kernels": []})
     names = ["a", "b", "c"]
-    out = measure.timed_then_profiled({n: Dec(n) for n in names}, None, names, rounds_n=2,
+    out = measure.timed_then_profiled({n: Dec(n) for n in names}, None, names, min_rounds=2,
                                       extra=lambda dec: {"loop_ms": 0.5})
     kinds = [k for k, _ in log]
     first_profile = kinds.index("profile")
@@ -148,3 +149,35 @@ def test_after_profiler_against_the_rounds(data):
     d = copy.deepcopy(data)
     del d["after_profiler"]
     assert report.after_profiler(d, "cuda_graph") is None
+
+
+def test_rounds_go_on_while_a_variant_is_noisy(monkeypatch):
+    """The decode rounds stop on bench.py's noise criterion: a quiet variant alone would stop at the minimum, a
+    noisy one keeps every variant timed until the cap, and is stored as not quiet."""
+    from kernelbook.decode import rounds as measure
+
+    times = {"calm": itertools.repeat(1.0), "rough": itertools.cycle([1.0, 1.3])}
+
+    class Dec:
+        def __init__(self, name):
+            self.name = name
+
+        def start(self, prompt):
+            pass
+
+        def advance(self):
+            pass
+
+    monkeypatch.setattr(measure, "smi", lambda: {})
+    monkeypatch.setattr(measure, "time_steps", lambda dec: {"step_ms": next(times[dec.name])})
+    monkeypatch.setattr(measure, "trace", lambda fn, calls, warmup: {})
+    monkeypatch.setattr(measure, "split_calls", lambda tr: [{"start": 0.0, "end": 1.0, "launches": [], "gpu": []}])
+    monkeypatch.setattr(measure, "kernel_summary", lambda calls: {"per_call": 3, "launches": 1, "busy_us": 5.0,
+                                                                  "cpu_us": 9.0, "span_us": 6.0, "kernels": []})
+    quiet = measure.timed_then_profiled({"calm": Dec("calm")}, None, ["calm"], min_rounds=3, cap_s=1e9)
+    assert len(quiet["rounds"]) == 3 and quiet["quiet"]["stopped"] == "quiet"
+    assert quiet["quiet"]["figures"]["calm"]["step_ms"]["quiet"]
+    both = measure.timed_then_profiled({n: Dec(n) for n in times}, None, list(times), min_rounds=3, cap_s=0.0)
+    assert both["quiet"]["stopped"] == "cap" and len(both["rounds"]) == 3
+    assert not both["quiet"]["figures"]["rough"]["step_ms"]["quiet"]
+    assert both["quiet"]["figures"]["calm"]["step_ms"]["quiet"]

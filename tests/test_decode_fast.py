@@ -102,7 +102,7 @@ def test_the_greedy_step_feeds_itself(setup):
 def test_far_dry_run_on_the_tiny_model():
     from kernelbook.chapters.decode_far.ladder import measure as far
 
-    data = far(TINY, rounds_n=1, wide=((8, 32, 4), (4, 64, 4)), deep=((4, 64, 4),), split=((16, 4, 4), (16, 1, 4)))
+    data = far(TINY, min_rounds=1, wide=((8, 32, 4), (4, 64, 4)), deep=((4, 64, 4),), split=((16, 4, 4), (16, 1, 4)))
     assert not data["build_errors"], data["build_errors"]
     assert data["all_passed"], str({n: (c["rel_err_max"], c["nonfinite"]) for n, c in data["teacher_forced"].items()})
     assert data["names"] == ["cuda_graph", *fast.STEPS]

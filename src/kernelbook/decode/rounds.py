@@ -1,7 +1,8 @@
 """How the decode chapters time a step: interleaved rounds of synchronised steps, then profiles, then one more round.
 
 Each round times every variant in turn (the order rotated round by round), each step on its own with a
-synchronize before and after. The profiler runs only after the rounds: torch.profiler leaves CUDA's profiling
+synchronize before and after; rounds go on until every variant's median step is quiet (bench.py's
+criterion). The profiler runs only after the rounds: torch.profiler leaves CUDA's profiling
 interface attached, which slows every launch after it (the round after the profiles shows by how much).
 """
 
@@ -15,10 +16,12 @@ from typing import Any
 
 import torch
 
+from kernelbook.bench import MIN_SAMPLES, rounds_until_quiet
 from kernelbook.decode.harness import Decoder
 from kernelbook.timing import kernel_summary, split_calls, trace
 
-ROUNDS = 4
+MIN_ROUNDS = MIN_SAMPLES  # rounds go on until every variant is quiet (bench.py), at least this many
+CAP_S = 90.0  # or until this many seconds of rounds
 TIMED_STEPS = 40
 WARM_STEPS = 3
 PROFILE_CALLS = 5
@@ -101,20 +104,31 @@ def profile_steps(dec: Decoder, prompt: torch.Tensor) -> tuple[dict[str, Any], l
              "cpu_us_profiled": ks["cpu_us"], "span_us": ks["span_us"]}, calls, ks)
 
 
-def timed_then_profiled(decs: dict[str, Decoder], prompt: torch.Tensor, names: list[str], rounds_n: int,
-                        extra: Callable[[Decoder], dict[str, Any]] | None = None) -> dict[str, Any]:
-    """`rounds_n` interleaved timing rounds (the order rotated each round, so that no variant is always first),
-    then one profile per variant, then one more timing round. The profiles come last because torch.profiler
-    leaves CUDA's profiling interface (CUPTI) attached when it stops: every launch after it costs the host more,
-    which the round after the profiles measures."""
-    rounds = [time_round(decs, prompt, names[r % len(names):] + names[:r % len(names)], extra)
-              for r in range(rounds_n)]
+def timed_then_profiled(decs: dict[str, Decoder], prompt: torch.Tensor, names: list[str],
+                        min_rounds: int = MIN_ROUNDS, extra: Callable[[Decoder], dict[str, Any]] | None = None,
+                        quiet_on: tuple[str, ...] = ("step_ms",), cap_s: float = CAP_S) -> dict[str, Any]:
+    """Interleaved timing rounds (the order rotated each round, so that no variant is always first) until every
+    variant's figures named in `quiet_on` are quiet over at least `min_rounds` rounds, or the cap (bench.py's
+    noise criterion); then one profile per variant, then one more timing round. The profiles come last because
+    torch.profiler leaves CUDA's profiling interface (CUPTI) attached when it stops: every launch after it costs
+    the host more, which the round after the profiles measures."""
+    rounds: list[dict[str, Any]] = []
+
+    def one_round(r: int) -> dict[str, float]:
+        rounds.append(time_round(decs, prompt, names[r % len(names):] + names[:r % len(names)], extra))
+        return {f"{n}/{k}": v[k] for n, v in rounds[-1]["variants"].items() for k in quiet_on}
+
+    q = rounds_until_quiet(one_round, min_rounds=min_rounds, cap_s=cap_s)
+    figures: dict[str, dict[str, Any]] = {}
+    for key, summ in q.pop("versions").items():
+        name, fig = key.split("/")
+        figures.setdefault(name, {})[fig] = {"noise_pct": summ["noise_pct"], "quiet": summ["quiet"]}
     profiles, mix, timelines = {}, {}, {}
     for name in names:
         profiles[name], calls, ks = profile_steps(decs[name], prompt)
         mix[name] = kernel_names(ks["kernels"])
         if name in TIMELINE_VARIANTS:
             timelines[name] = timeline(calls[len(calls) // 2])
-    return {"rounds": rounds, "profiles": profiles, "kernel_mix": mix, "timelines": timelines,
-            "after_profiler": time_round(decs, prompt, list(names), extra)}
+    return {"rounds": rounds, "quiet": {**q, "figures": figures}, "profiles": profiles, "kernel_mix": mix,
+            "timelines": timelines, "after_profiler": time_round(decs, prompt, list(names), extra)}
 # --8<-- [end:timing]

@@ -18,7 +18,7 @@ from kernelbook.decode import variants as V
 from kernelbook.decode.check import CHECK_STEPS, TOL_FACTOR, compare, first_divergence, tolerance, yardstick_model
 from kernelbook.decode.harness import CACHE_SLOTS, Decoder, generate, make_static_cache
 from kernelbook.decode.model import QWEN25_15B, param_count, weight_bytes
-from kernelbook.decode.rounds import PROFILE_CALLS, ROUNDS, TIMED_STEPS, timed_then_profiled
+from kernelbook.decode.rounds import MIN_ROUNDS, PROFILE_CALLS, TIMED_STEPS, timed_then_profiled
 
 
 def _fresh_inductor_cache(root: str):  # noqa: ANN202
@@ -35,7 +35,7 @@ def _fresh_inductor_cache(root: str):  # noqa: ANN202
 
 
 def six_ways(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", names: tuple[str, ...] = V.NAMES,
-             rounds_n: int = ROUNDS) -> dict[str, Any]:
+             min_rounds: int = MIN_ROUNDS) -> dict[str, Any]:
     """The experiment. Its arguments exist for a dry run on a small model; the stored result uses the defaults."""
     root = tempfile.mkdtemp(prefix="kb-inductor-")
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = root  # before torch._inductor is first used: compile times are cold
@@ -74,13 +74,14 @@ def six_ways(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", names: t
                     "first_divergence": first_divergence(free["eager_static"], f)} for n, f in free.items()}
     del forced, free, ref32
 
-    timed = timed_then_profiled(decs, prompt, list(names), rounds_n)
+    timed = timed_then_profiled(decs, prompt, list(names), min_rounds)
 
     setup = {n: {k: v for k, v in variants[n].setup.items() if k != "graph"} for n in variants}
     return {
         "config": {k: fields[k] for k in ("hidden_size", "intermediate_size", "num_hidden_layers",
                                              "num_attention_heads", "num_key_value_heads", "vocab_size")},
-        "prompt_len": prompt.shape[1], "cache_slots": CACHE_SLOTS, "check_steps": CHECK_STEPS, "rounds_n": rounds_n,
+        "prompt_len": prompt.shape[1], "cache_slots": CACHE_SLOTS, "check_steps": CHECK_STEPS,
+        "rounds_n": len(timed["rounds"]), "min_rounds": min_rounds,
         "timed_steps": TIMED_STEPS,
         "profile_calls": PROFILE_CALLS, "timer": "perf_counter around each step, synchronize before and after",
         "profiled": "after the timing rounds, then one more timing round (after_profiler)",

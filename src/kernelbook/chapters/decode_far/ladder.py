@@ -29,7 +29,7 @@ from kernelbook.decode.harness import (
     reset_static_cache,
 )
 from kernelbook.decode.model import QWEN25_15B, weight_bytes
-from kernelbook.decode.rounds import ROUNDS, TIMED_STEPS, WARM_STEPS, timed_then_profiled
+from kernelbook.decode.rounds import MIN_ROUNDS, TIMED_STEPS, WARM_STEPS, timed_then_profiled
 from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import matvec, pdl_supported
 from kernelbook.kernels.matvec_pair import qkv_rope, swiglu_pair
@@ -260,7 +260,7 @@ def graph_variant(model: torch.nn.Module, cache: Any, bufs: Buffers, prompt: tor
                      setup={"capture_s": capture_s, "graph": graph, "step": step})
 
 
-def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n: int = ROUNDS, wide: tuple = WIDE,
+def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_rounds: int = MIN_ROUNDS, wide: tuple = WIDE,
         deep: tuple = DEEP, split: tuple = SPLIT) -> dict[str, Any]:
     """The experiment. Its arguments exist for a dry run on a small model; the stored result uses the defaults."""
     dev = torch.device(device)
@@ -312,7 +312,8 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n:
     del forced, ref32
 
     timed = [n for n in names if n in variants]
-    measured = timed_then_profiled(decs, prompt, timed, rounds_n, lambda dec: {"loop_ms": loop_ms(dec, prompt)})
+    measured = timed_then_profiled(decs, prompt, timed, min_rounds, lambda dec: {"loop_ms": loop_ms(dec, prompt)},
+                                   quiet_on=("step_ms", "loop_ms"))
     measured.pop("timelines")
 
     return finite({
@@ -320,7 +321,8 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", rounds_n:
         "loop_steps": LOOP_STEPS,
         "labels": {BASELINE: "plain graph (Hugging Face step)", **fast.LABELS},
         "weight_bytes": wbytes, "copy": copy, "floor_ms": wbytes / (copy["gbps"] * 1e9) * 1e3,
-        "prompt_len": prompt.shape[1], "check_steps": CHECK_STEPS, "rounds_n": rounds_n,
+        "prompt_len": prompt.shape[1], "check_steps": CHECK_STEPS,
+        "rounds_n": len(measured["rounds"]), "min_rounds": min_rounds,
         "tuning": tuning, "tune_s": tune_s, "configs": {s: list(c) for s, c in configs.items()},
         "in_step": in_step, "in_step_back_to_back": BACK_TO_BACK, "launch_costs": costs,
         "capability": list(torch.cuda.get_device_capability(dev)), "pdl_used": pdl_supported(dev),

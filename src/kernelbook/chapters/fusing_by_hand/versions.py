@@ -10,14 +10,16 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+from triton.testing import do_bench
 
+from kernelbook.bench import MIN_SAMPLES, rounds_until_quiet
 from kernelbook.bytecount import fused_bytes, record
 from kernelbook.checks import checked, nan_like, random_bf16
 from kernelbook.compiled import compile_timed
 from kernelbook.copy_ceiling import GIB, copy_bandwidth
 from kernelbook.kernels.add_rmsnorm import add_rmsnorm_triton, make_qwen2_norm, qwen2_add_rmsnorm
 from kernelbook.kernels.swiglu import swiglu_ref, swiglu_triton
-from kernelbook.timing import do_bench_rounds, profile_kernels, summary
+from kernelbook.timing import profile_kernels
 
 ROWS, HIDDEN = 8192, 4096  # tokens x hidden size: the article's shape
 EPS = 1e-6
@@ -36,9 +38,9 @@ def _gbps(nbytes: float, ms: float) -> float:
 
 
 # --8<-- [start:versions]
-def measure(rounds: int = 3, rep_ms: int = 1000) -> dict[str, Any]:
+def measure(min_rounds: int = MIN_SAMPLES, rep_ms: int = 100, cap_s: float = 90.0) -> dict[str, Any]:
     """Every version of both ops at 8192 x 4096 bf16 in one process: checked, profiled, then timed in
-    interleaved rounds so that clock drift hits them alike."""
+    interleaved rounds so that clock drift hits them alike, until every version is quiet (bench.py) or the cap."""
     with torch.no_grad():
         copy = copy_bandwidth(GIB)
         x, r, g, u = random_bf16(ROWS, HIDDEN, SEED + 1, n=4)
@@ -68,13 +70,16 @@ def measure(rounds: int = 3, rep_ms: int = 1000) -> dict[str, Any]:
                 moved = fused[op] if prof["per_call"] == 1 else None
             rows.append({"op": op, "key": key, "exact": exact, "kernels": prof["per_call"],
                          "kernel_names": [k["name"] for k in prof["kernels"]], "busy_us": prof["busy_us"],
-                         "bytes_moved": moved, "fused_bytes": fused[op], "values": []})
-        for _ in range(rounds):  # interleaved: round 1 of every version, then round 2, ...
-            for row, (_, _, fn) in zip(rows, versions, strict=True):
-                row["values"] += do_bench_rounds(fn, rounds=1, rep_ms=rep_ms)["values"]
+                         "bytes_moved": moved, "fused_bytes": fused[op]})
+
+        def one_round(i: int) -> dict[str, float]:  # interleaved: every version once, then again, ...
+            return {f"{op}/{key}": do_bench(fn, warmup=25, rep=rep_ms, return_mode="median")
+                    for op, key, fn in versions}
+
+        timed = rounds_until_quiet(one_round, min_rounds=min_rounds, cap_s=cap_s)
         checked("triton outputs after timing", (h_buf, y_buf), refs["add_rmsnorm"], max_steps=4)
     for row in rows:
-        row["time"] = summary(row.pop("values"))
+        row["time"] = timed["versions"][f"{row['op']}/{row['key']}"]
     for row in rows:
         ms = row["time"]["median"]
         eager_ms = next(v["time"]["median"] for v in rows if v["op"] == row["op"] and v["key"] == "eager")
@@ -83,6 +88,7 @@ def measure(rounds: int = 3, rep_ms: int = 1000) -> dict[str, Any]:
                    actual_gbps=_gbps(moved, ms) if moved else None,
                    share_of_copy=_gbps(moved, ms) / copy["gbps"] if moved else None,
                    bytes_per_elem=moved / n if moved else None, fused_bytes_per_elem=row["fused_bytes"] / n)
-    return {"shape": [ROWS, HIDDEN], "dtype": "bfloat16", "elements": n, "copy": copy, "rounds": rounds,
-            "rep_ms": rep_ms, "compile_s": {"add_rmsnorm": norm_s, "swiglu": swiglu_s}, "versions": rows}
+    return {"shape": [ROWS, HIDDEN], "dtype": "bfloat16", "elements": n, "copy": copy, "rounds": timed["rounds"],
+            "stopped": timed["stopped"], "min_rounds": min_rounds, "cap_s": cap_s, "rep_ms": rep_ms,
+            "compile_s": {"add_rmsnorm": norm_s, "swiglu": swiglu_s}, "versions": rows}
 # --8<-- [end:versions]

@@ -11,12 +11,12 @@ from typing import Any
 import torch
 from transformers.models.qwen2.modeling_qwen2 import Qwen2RMSNorm
 
+from kernelbook.bench import bench
 from kernelbook.bytecount import fused_bytes, kernel_table
 from kernelbook.checks import random_bf16
 from kernelbook.copy_ceiling import GIB, copy_bandwidth
 from kernelbook.kernels.add_rmsnorm import add_rmsnorm_triton, make_qwen2_norm, qwen2_add_rmsnorm
 from kernelbook.kernels.swiglu import swiglu_ref, swiglu_triton
-from kernelbook.timing import do_bench_rounds
 
 ROWS, HIDDEN = 8192, 4096  # tokens x hidden size: the article's shape
 EPS = 1e-6
@@ -47,10 +47,10 @@ def measure() -> dict[str, Any]:
         ):
             table = kernel_table(eager, n, copy["gbps"])
             fused = fused_bytes(fused_reads, list(fused_out()))
-            bench = do_bench_rounds(eager, rounds=3, rep_ms=300)
-            chains[key] = {**table, "bench": bench, "fused_bytes": fused, "fused_bytes_per_elem": fused / n,
+            timed = bench(eager, rep_ms=100)
+            chains[key] = {**table, "bench": timed, "fused_bytes": fused, "fused_bytes_per_elem": fused / n,
                            "fused_predicted_us": fused / (copy["gbps"] * 1e9) * 1e6,
-                           "measured_gbps": _gbps(table["bytes"], bench["median"])}
+                           "measured_gbps": _gbps(table["bytes"], timed["median"])}
     flops = len(SWIGLU_FLOPS)
     sw = chains["swiglu"]
     return {
