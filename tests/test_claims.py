@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 KIND_NEEDS = {"figure": ("value", "article", "band"), "relation": ("rounds", "ours", "laptop"),
               "exact": ("value", "ours", "laptop"), "documented": ("source", "url"), "unmeasured": ("measure_by",)}
 VERDICTS_OF = {"figure": {V.REPRODUCED, V.OTHER_SIZE, V.CONTRADICTED, V.NOISY},
-               "relation": {V.HOLDS, V.FAILS, V.NOT_RESOLVED}, "exact": {V.HOLDS, V.FAILS},
+               "relation": {V.HOLDS, V.FAILS, V.NOT_RESOLVED, V.NOISY}, "exact": {V.HOLDS, V.FAILS},
                "documented": {V.DOCUMENTED}, "unmeasured": {V.NOT_MEASURED}}
 
 
@@ -216,16 +216,49 @@ def test_decode_compile_times_are_figures_not_a_ratio(found):
 
 
 def test_one_slow_round_keeps_the_staticcache_relation_open(found):
-    rounds = _data(found, "decode.six_ways")["rounds"]
+    six = _data(found, "decode.six_ways")
+    for fig in six["quiet"]["figures"].values():
+        fig["step_ms"]["quiet"] = True
+    rounds = six["rounds"]
     for r in rounds:
         r["variants"]["eager_static"]["step_ms"] = r["variants"]["eager_dynamic"]["step_ms"] + 3
     assert _judge("static-slower", found).verdict == V.HOLDS
     rounds[0]["variants"]["eager_dynamic"]["step_ms"] = 59.85  # against a median near 21: the round counts
     j = _judge("static-slower", found)
     assert (j.verdict, j.readings[0].noisy) == (V.NOT_RESOLVED, True)
+    six["quiet"]["figures"]["eager_static"]["step_ms"]["quiet"] = False  # still noisy at the cap: cannot decide
+    assert _judge("static-slower", found).verdict == V.NOISY
     for r in rounds:
         r["variants"]["eager_static"]["step_ms"] = r["variants"]["eager_dynamic"]["step_ms"] - 1
-    assert _judge("static-slower", found).verdict == V.FAILS
+    assert _judge("static-slower", found).verdict == V.FAILS  # noisy, but every round says the same
+
+
+def test_a_noisy_figure_decides_only_where_every_round_agrees(found):
+    six = _data(found, "decode.six_ways")
+    fig = six["quiet"]["figures"]
+    for name in fig:
+        fig[name]["step_ms"]["quiet"] = True
+    row = ledger.BY_ID["graph-step"]
+    rounds = six["rounds"]
+    low, high = _judge("graph-step", found).band
+    for i, r in enumerate(rounds):  # every round inside the band but the first, just above it
+        r["variants"]["eager_static"]["step_ms"] = r["variants"]["cuda_graph"]["step_ms"] * (
+            (low + high) / 2 if i else 1.05 * high)
+    quiet = _judge("graph-step", found)
+    fig["eager_static"]["step_ms"]["quiet"] = False
+    noisy = _judge("graph-step", found)
+    assert noisy.verdict == V.NOISY and noisy.readings[0].noisy
+    assert quiet.verdict != V.NOISY and row.rounds  # quiet, the median decides (the old rule)
+    for r in rounds:  # noisy, but every round on one side: decided
+        r["variants"]["eager_static"]["step_ms"] = r["variants"]["cuda_graph"]["step_ms"] * 50.0 * high
+    assert _judge("graph-step", found).verdict == V.OTHER_SIZE
+
+
+def test_a_noisy_run_does_not_outvote_a_decided_one():
+    reading = lambda v: V.Reading("run", v, "x", 1.0, None, None, 1, v == V.NOISY)  # noqa: E731
+    assert V.combine([reading(V.NOISY), reading(V.HOLDS)]) == V.HOLDS
+    assert V.combine([reading(V.NOISY), reading(V.NOISY)]) == V.NOISY
+    assert V.combine([reading(V.NOISY), reading(V.HOLDS), reading(V.FAILS)]) == V.VARIES
 
 
 def test_the_68_sm_threshold_is_a_fact_about_torch_that_can_fail(found):

@@ -121,3 +121,17 @@ def test_the_pages_words_for_the_articles_tie_are_the_ledgers(fixture_results):
     f = F.facts()
     assert f.ties_norm_verdict == ledger.verdict_of("compiled-ties-norm") != "not measured"
     assert f.ties_swiglu_verdict == ledger.verdict_of("compiled-ties-swiglu") != "not measured"
+
+
+def test_noise_marks_follow_each_versions_rounds(data):
+    for v in data["versions"]["versions"]:
+        v["time"].update(quiet=True, noise_pct=0.1)
+    f = F.from_data(**data)
+    assert f.all_quiet and f.noisy_count == 0 and f.compiled_quiet
+    _version(data, "swiglu", "compiled")["time"].update(quiet=False, noise_pct=18.0)
+    _version(data, "add_rmsnorm", "triton")["time"].update(noise_pct=0.4)
+    f = F.from_data(**data)
+    assert not f.all_quiet and f.noisy_count == 1 and not f.compiled_quiet
+    assert f.noisiest_label == F.LABELS[("swiglu", "compiled")] and f.noisiest_pct == 18.0
+    assert f.compiled_swiglu_noise == 18.0 and f.triton_noise_high == 0.4
+    assert (f.min_rounds, f.cap_s) == (data["versions"]["min_rounds"], data["versions"]["cap_s"])

@@ -17,15 +17,21 @@ def laptop(name: str, key: str, digits: int) -> str:
     return "—" if v is None else page.num(v, digits)
 
 
+def noise(s: dict) -> str:
+    if s["noise_pct"] is None:
+        return "—"
+    return f"{s['noise_pct']:.1f}%" + ("" if s["quiet"] else " noisy")
+
+
 rows = []
 for n, s in report.summaries(d).items():
     step = page.num(s["step_ms"], 2)
     rows.append([
-        s["label"], step if s["valid"] else f"~~{step}~~ failed check", f"±{page.num(50 * s['spread'], 1)}%",
+        s["label"], step if s["valid"] else f"~~{step}~~ failed check", noise(s), f"±{page.num(50 * s['spread'], 1)}%",
         kernels(n, s), page.num(s["busy_ms"], 2), page.pct(s["idle_share"]), page.num(s["host_ms"], 2),
         page.num(s["tok_s"], 0), page.pct(s["floor_share"]), laptop(n, "step_ms", 1), laptop(n, "kernels", 0),
     ])
 print(page.table(
-    ["variant", "step ms", "spread", "kernels / step", "GPU busy ms", "GPU idle", "host ms / step", "tokens/s",
+    ["variant", "step ms", "noise", "spread", "kernels / step", "GPU busy ms", "GPU idle", "host ms / step", "tokens/s",
      "of floor", "laptop step ms (article)", "laptop kernels (article)"], rows))
 print(page.provenance(r))

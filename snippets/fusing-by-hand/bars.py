@@ -18,12 +18,13 @@ a.set_ylabel("bytes moved per element")
 a.legend(fontsize=8)
 ms = [v["time"]["median"] for v in vs]
 b.bar(labels, ms, color=colors, yerr=[[m - v["time"]["min"] for m, v in zip(ms, vs, strict=True)],
-                                      [v["time"]["max"] - m for m, v in zip(ms, vs, strict=True)]], capsize=3)
+                                      [v["time"]["max"] - m for m, v in zip(ms, vs, strict=True)]], capsize=3,
+      hatch=["//" if not v["time"].get("quiet", True) else "" for v in vs], edgecolor="k")
 b.set_ylabel("time, ms (median, range over rounds)")
 for ax in (a, b):
     ax.tick_params(axis="x", labelsize=7)
 fig.tight_layout()
 caption = ("Left, the bytes each version moved per element (dashed: what one fused kernel must move); right, its "
-           "time, median and range over rounds")
+           "time, median and range over rounds (hatched: still noisy when the rounds stopped)")
 print(page.figure(fig, caption, caption=True))
 print(page.provenance(r))

@@ -10,11 +10,10 @@ article = {("add_rmsnorm", "eager"):
            ("swiglu", "triton"): f"−{page.pct(laptop['swiglu_time_cut'])} time"}
 rows = []
 for v in r.data["versions"]:
-    t = v["time"]
-    rows.append([LABELS[(v["op"], v["key"])], v["kernels"], f"{page.num(t['median'], 3)} ±{t['spread_pct'] / 2:.1f}%",
+    rows.append([LABELS[(v["op"], v["key"])], v["kernels"], page.timed(v["time"], 4),
                  f"{page.num(v['speedup'], 2)}×", page.num(v["bytes_per_elem"], 1),
                  page.num(v["effective_gbps"], 0), page.num(v["actual_gbps"], 0), page.pct(v["share_of_copy"]),
                  article.get((v["op"], v["key"]), "—")])
-print(page.table(["version", "kernels", f"ms (median of {r.data['rounds']} rounds ± half spread)", "speedup over eager",
+print(page.table(["version", "kernels", f"ms (median of {r.data['rounds']} rounds ± noise)", "speedup over eager",
                   "B/elem moved", "effective GB/s", "actual GB/s", "of copy", "RTX 4060 Laptop (article)"], rows))
 print(page.provenance(r))

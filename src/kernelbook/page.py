@@ -223,6 +223,18 @@ def pct_down(x: float | None, digits: int = 1) -> str:
     return f"{scaled:.{digits}f}%"
 
 
+def timed(t: dict[str, Any], digits: int = 3, scale: float = 1.0) -> str:
+    """A timing summary as a table cell: its median (times `scale`) and noise, '0.0697 ±0.4%'; a figure that was
+    still noisy when its sampling stopped (bench.py) says so, '0.0716 ±11.5% noisy'. A summary from a timer without
+    the noise criterion shows half its spread, '±0.2% (range)'."""
+    med = num(t["median"] * scale, digits)
+    if "quiet" not in t:
+        return f"{med} ±{t['spread_pct'] / 2:.1f}% (range)"
+    noise = t["noise_pct"]
+    cell = f"{med} ±{noise:.1f}%" if noise is not None else med
+    return cell if t["quiet"] else f"{cell} noisy"
+
+
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None,
           name: str | None = None) -> str:
     """A Markdown table, followed by links that download its cells as CSV and JSON.

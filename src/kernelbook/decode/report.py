@@ -33,9 +33,11 @@ def variant_summary(data: dict[str, Any], name: str) -> dict[str, Any]:
     prof = data["profiles"][name]
     busy = prof["busy_us"]
     setup = data["setup"].get(name, {})
+    noise = data.get("quiet", {}).get("figures", {}).get(name, {}).get("step_ms", {})
     return {
         "name": name, "label": data["labels"][name], "valid": valid(data, name), "rounds": len(per),
-        "step_ms": step["median"], "spread": step["spread"], "step_min_ms": step["min"], "step_max_ms": step["max"],
+        "step_ms": step["median"], "spread": step["spread"], "noise_pct": noise.get("noise_pct"),
+        "quiet": noise.get("quiet"), "step_min_ms": step["min"], "step_max_ms": step["max"],
         "kernels": prof["kernels"], "launches": prof["launches"],
         "busy_ms": busy / 1e3, "idle_ms": max(0.0, step["median"] - busy / 1e3),
         "idle_share": max(0.0, 1.0 - busy / 1e3 / step["median"]),

@@ -84,6 +84,25 @@ def version_times(d: Data, op: str, key: str) -> list[float]:
     return version(d, op, key)["time"]["values"]
 
 
+def quiet_versions(d: Data, op: str, *keys: str) -> bool:
+    """The fusion table's versions `keys` of `op` stopped quiet (a run from before the criterion counts as quiet)."""
+    return all(version(d, op, k)["time"].get("quiet", True) for k in keys)
+
+
+def quiet_chain(d: Data, name: str) -> bool:
+    return chain(d, name)["bench"].get("quiet", True)
+
+
+def quiet_launch(d: Data, *keys: str) -> bool:
+    """The machine page's launch figures `keys` (eager_ms, graph_ms, host_enqueue_us) stopped quiet."""
+    return all(launch(d)[k].get("quiet", True) for k in keys)
+
+
+def spans(a: Sequence[float], b: Sequence[float]) -> list[float]:
+    """The lowest and highest a / b over samples that were not taken in pairs: min(a) / max(b), max(a) / min(b)."""
+    return [min(a) / max(b), max(a) / min(b)]
+
+
 def chain(d: Data, name: str) -> Data:
     return d["memory_bound.eager_bytes"]["chains"][name]
 
@@ -154,6 +173,13 @@ def six(d: Data) -> dict[str, Data]:
 
 def step_rounds(d: Data, name: str) -> list[float]:
     return [r["variants"][name]["step_ms"] for r in d["decode.six_ways"]["rounds"]]
+
+
+def quiet_steps(d: Data, *names: str) -> bool:
+    """The six ways' variants `names` stopped quiet over the rounds (a run from before the criterion counts as
+    quiet)."""
+    figs = d["decode.six_ways"].get("quiet", {}).get("figures", {})
+    return all(figs.get(n, {}).get("step_ms", {}).get("quiet", True) for n in names)
 
 
 def host_rounds(d: Data, name: str) -> list[float]:

@@ -12,12 +12,17 @@ A row states its test before any data is read, in one of three forms, each of wh
   above zero, *does not hold* when it lies below, and is *not resolved* (noisy) when the interval straddles zero.
 - an *exact* fact (a count, a bit-identical result, an error raised): it *holds* or *does not hold*.
 
+A timing that reached its cap still noisier than bench.py's bound (a row's `quiet` says so) cannot decide on its
+median: a figure then decides only where every round gives the same verdict, and a relation whose interval
+straddles zero is *noisy*, not merely not resolved.
+
 Two more kinds are not tested by a measurement here: *documented* rows (another project's documented behaviour,
 with the source cited, and computed where it can be) and *unmeasured* rows (no experiment stores the figure; the row
 names what would measure it). A row that cannot apply on a machine says why (*does not apply*).
 
 Each stored run of the current code is judged on its own; the row's verdict is theirs when they agree and *varies*
-when they do not. Pure Python over stored data: nothing here reads files.
+when they do not. A noisy run does not decide on its own: where other runs decide, their verdict stands. Pure
+Python over stored data: nothing here reads files.
 """
 
 from __future__ import annotations
@@ -92,6 +97,7 @@ class Row:
     #                                                          difference in each round, positive as claimed
     band: Band | None = None
     direction: Callable[[Data], bool] | None = None  # figure: the weaker relation that still holds outside the band
+    quiet: Callable[[Data], bool] | None = None  # the timings it reads stopped quiet (bench.py); None: not recorded
     match: Callable[[Any, Any], bool] | None = None  # exact: how our value meets the article's (default: equal)
     ours: Callable[[Data], str] | None = None  # our figure as shown (figure rows default to fmt(value))
     applies: Callable[[Data], bool] | None = None  # false where the claim cannot apply to the machine ...
@@ -155,6 +161,11 @@ def _band(row: Row, published: Data) -> tuple[float, float]:
     return row.band.bounds(row.article(published))
 
 
+def _unquiet(row: Row, data: Data) -> bool:
+    """The row's timings were still noisy when their sampling stopped."""
+    return row.quiet is not None and not row.quiet(data)
+
+
 def read_figure(row: Row, data: Data, band: tuple[float, float], run: str) -> Reading:
     """A figure against its band. Its rounds decide only if their spread fits the band: a spread wider than the band
     that overlaps it is noisy (one wholly outside the band still shows the figure is not the article's)."""
@@ -163,6 +174,9 @@ def read_figure(row: Row, data: Data, band: tuple[float, float], run: str) -> Re
     low, high = (min(per), max(per)) if per else (None, None)
     noisy = len(per) > 1 and (high - low) > (band[1] - band[0]) and low <= band[1] and high >= band[0]
     inside = all(band[0] <= v <= band[1] for v in _values(x))
+    if _unquiet(row, data):  # the median cannot decide: every round must give the same verdict
+        rounds_in = [band[0] <= v <= band[1] for v in per]
+        noisy = not per or (any(rounds_in) and not all(rounds_in)) or (not rounds_in[0] and inside)
     if noisy:
         verdict = NOISY
     elif inside:
@@ -180,9 +194,9 @@ def read_relation(row: Row, data: Data, run: str) -> Reading:
     if not diffs:
         raise ValueError(f"{row.id}: a relation needs at least one difference")
     low, high = min(diffs), max(diffs)
-    verdict = HOLDS if low > 0 else FAILS if high < 0 else NOT_RESOLVED
-    return Reading(run, verdict, row.ours(data), statistics.median(diffs), low, high, len(diffs),
-                   low <= 0 <= high)
+    open_ = low <= 0 <= high
+    verdict = HOLDS if low > 0 else FAILS if high < 0 else NOISY if _unquiet(row, data) else NOT_RESOLVED
+    return Reading(run, verdict, row.ours(data), statistics.median(diffs), low, high, len(diffs), open_)
 
 
 def read_exact(row: Row, data: Data, run: str, published: Data) -> Reading:
@@ -214,6 +228,8 @@ def combine(readings: Sequence[Reading]) -> Verdict:
     found = {r.verdict for r in readings}
     if not found:
         return NOT_MEASURED
+    if len(found) > 1:
+        found.discard(NOISY)  # a noisy run does not decide on its own: the others' verdict stands
     return found.pop() if len(found) == 1 else VARIES
 
 

@@ -51,6 +51,15 @@ class Facts:
     n_static: int  # variants decoding into the shared StaticCache
     check_steps: int
     rounds_n: int
+    min_rounds: int  # the noise criterion the rounds stopped on (bench.py): at least this many rounds ...
+    rounds_cap_s: float  # ... within this many seconds
+    bound_pct: float  # ... until every variant's step noise is at most this, percent
+    rounds_quiet: bool  # every variant quiet: the rounds stopped on the criterion, not the cap
+    noisy_count: int  # variants whose step was still noisy at the cap
+    noisiest_label: str
+    noisiest_pct: float  # its noise, percent (standard deviation of the round medians over their mean)
+    quiet_labels: tuple[str, ...]  # the variants that were quiet
+    some_quiet: bool  # ... at least one
     timed_steps: int
     warm_steps: int
     profile_calls: int
@@ -78,7 +87,7 @@ class Facts:
     laptop_best_floor_share: float | None
     # one launch
     launches: int
-    launch_repeats: int
+    launch_samples: int  # eager loops the machine page timed (sampled until quiet, or its cap)
     launch_eager_us: float
     launch_graph_us: float
     launch_ratio: float
@@ -298,6 +307,8 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
     mv, mdiff, m_faster = _versus(d, s, "compile_max_autotune", "compile_reduce_overhead")
     _, both_n = report.rounds_faster(d, "eager_static", "eager_dynamic")
     widest = max(s.values(), key=lambda x: x["spread"])
+    q = d["quiet"]
+    noisiest = max(s.values(), key=lambda x: x["noise_pct"])
     after = {n: a for n in d["names"] if (a := report.after_profiler(d, n))}
     worst_after_name = max(after, key=lambda n: after[n]["added_host_us"]) if after else None
     worst_after = after[worst_after_name] if after else None
@@ -322,7 +333,11 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         weight_as_article=round(d["weight_bytes"] / 1e9, 3) == laptop_six["weight_gb"],
         prompt_len=d["prompt_len"], cache_slots=d["cache_slots"], n_variants=len(d["names"]),
         n_static=sum(n != "eager_dynamic" for n in d["names"]), check_steps=d["check_steps"],
-        rounds_n=d["rounds_n"], timed_steps=d["timed_steps"], warm_steps=warm_steps,
+        rounds_n=d["rounds_n"], timed_steps=d["timed_steps"], warm_steps=warm_steps, min_rounds=q["min_rounds"],
+        rounds_cap_s=q["cap_s"], bound_pct=q["bound_pct"], rounds_quiet=q["stopped"] == "quiet",
+        noisy_count=sum(not x["quiet"] for x in s.values()), noisiest_label=noisiest["label"],
+        noisiest_pct=noisiest["noise_pct"], quiet_labels=tuple(x["label"] for x in s.values() if x["quiet"]),
+        some_quiet=any(x["quiet"] for x in s.values()),
         profile_calls=d["profile_calls"], compile_calls=len(d["setup"]["compile_default"]["calls_s"]),
         any_valid=best is not None, all_passed=bool(d["all_passed"]), n_failed=len(failed),
         failed=", ".join(failed), has_build_errors=bool(d.get("build_errors")),
@@ -336,7 +351,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         best_beyond_past_floor=bool(best) and b["busy_ms"] - floor > floor,
         laptop_best_label=lab.get(laptop_best_name, laptop_best_name), laptop_best_ms=laptop_best["step_ms"],
         laptop_best_floor_share=laptop_best.get("floor_share"),
-        launches=launch["launches"], launch_repeats=launch["repeats"],
+        launches=launch["launches"], launch_samples=launch["eager_ms"]["n"],
         launch_eager_us=launch["eager_us_per_launch"], launch_graph_us=launch["graph_us_per_launch"],
         launch_ratio=launch["speedup"], laptop_launch_low=laptop_machine["graph_speedup_low"],
         laptop_launch_high=laptop_machine["graph_speedup_high"],

@@ -36,6 +36,18 @@ class Facts:
     hidden: int
     rounds: int  # interleaved do_bench rounds behind each version's time
     round_s: float  # do_bench's repetition time per round, seconds
+    # the noise criterion the rounds stopped on (bench.py)
+    bound_pct: float  # a version is quiet when its rounds' relative standard deviation is at most this, percent
+    min_rounds: int
+    cap_s: float
+    all_quiet: bool  # every version quiet: the rounds stopped on the criterion, not the cap
+    noisy_count: int  # versions still noisy at the cap
+    noisiest_label: str  # the version with the most noise
+    noisiest_pct: float  # ... its noise, percent
+    compiled_quiet: bool  # both torch.compile versions quiet
+    compiled_norm_noise: float  # their noise, percent
+    compiled_swiglu_noise: float
+    triton_noise_high: float  # the hand-written kernels' larger noise, percent
     # fusion's gain
     norm_eager_ms: float
     norm_triton_ms: float
@@ -107,6 +119,8 @@ def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versio
               laptop_exactness: dict[str, Any], ceilings: dict[str, Any], eager_bytes: dict[str, Any],
               gpu: str) -> Facts:
     v = {(x["op"], x["key"]): x for x in versions["versions"]}
+    noise = {k: x["time"]["noise_pct"] for k, x in v.items()}
+    noisiest = max(v, key=lambda k: noise[k])
     ms = {k: x["time"]["median"] for k, x in v.items()}
     moved = [x for x in versions["versions"] if x["actual_gbps"]]
     slowest = min(moved, key=lambda x: x["share_of_copy"])
@@ -123,7 +137,14 @@ def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versio
     sw_steps = max(c["swiglu"]["max_steps"] for c in cases)
     return Facts(
         gpu=gpu, rows=versions["shape"][0], hidden=versions["shape"][1], rounds=versions["rounds"],
-        round_s=versions["rep_ms"] / 1e3,
+        round_s=versions["rep_ms"] / 1e3, bound_pct=v[noisiest]["time"]["bound_pct"],
+        min_rounds=versions["min_rounds"], cap_s=versions["cap_s"],
+        all_quiet=all(x["time"]["quiet"] for x in v.values()),
+        noisy_count=sum(not x["time"]["quiet"] for x in v.values()), noisiest_label=LABELS[noisiest],
+        noisiest_pct=noise[noisiest],
+        compiled_quiet=all(v[(op, "compiled")]["time"]["quiet"] for op in ("add_rmsnorm", "swiglu")),
+        compiled_norm_noise=noise[("add_rmsnorm", "compiled")], compiled_swiglu_noise=noise[("swiglu", "compiled")],
+        triton_noise_high=max(noise[(op, "triton")] for op in ("add_rmsnorm", "swiglu")),
         norm_eager_ms=ms[("add_rmsnorm", "eager")], norm_triton_ms=ms[("add_rmsnorm", "triton")],
         norm_speedup=v[("add_rmsnorm", "triton")]["speedup"],
         norm_fused_faster=v[("add_rmsnorm", "triton")]["speedup"] > 1,

@@ -8,10 +8,11 @@ booleans and verdicts (`{% if f.host_bound %}`).
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kernelbook import page
+from kernelbook import bench, page
 
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
 GIB, MIB = 1 << 30, 1 << 20
@@ -63,19 +64,40 @@ class Facts:
     swiglu_far_below_ridge: bool  # at least FAR_BELOW times below
     # launches
     launches: int
-    launch_repeats: int
+    eager_samples: int  # eager loops timed, sampled until quiet (bench.py) or the cap
+    graph_samples: int
+    host_samples: int
+    bound_pct: float  # the noise a quiet figure may keep, percent
+    min_samples: int  # bench.py's criterion: at least this many samples ...
+    cap_s: float  # ... within this many seconds
+    eager_quiet: bool
+    graph_quiet: bool
+    host_quiet: bool
+    eager_noise: float  # relative standard deviation of the samples, percent
+    graph_noise: float
+    host_noise: float
+    launch_noisy_count: int  # of the three launch figures, those still noisy at the cap
+    launch_all_quiet: bool  # ... none
     eager_us: float  # GPU wall time per launch, launched one by one from Python (CUDA events)
     graph_us: float  # per kernel, replayed from one CUDA graph
     launch_speedup: float
-    host_us: float  # host time to enqueue one launch, median over repeats
-    host_us_low: float  # ... lowest and highest repeat
+    host_us: float  # host time to enqueue one launch, median over its samples
+    host_us_low: float  # ... the middle 80% of them: 10th and 90th percentile
     host_us_high: float
     laptop_host_us: float
     laptop_graph_low: float  # the article's graph speedup, a range
     laptop_graph_high: float
-    host_versus_laptop: HostVersus  # "similar": the laptop's figure lies within this machine's range over repeats
+    host_versus_laptop: HostVersus  # "similar": the laptop's figure lies in the middle 80% of this machine's samples
     host_bound: bool  # Python takes longer to enqueue a launch than the GPU takes to run one from a graph
     graph_versus_laptop: GraphVersus  # the graph speedup against the laptop's range
+
+
+def _middle(values: list[float]) -> tuple[float, float]:
+    """The 10th and 90th percentile of the samples: their middle 80%, which a few slow outliers do not widen."""
+    if len(values) < 2:
+        return values[0], values[0]
+    deciles = statistics.quantiles(values, n=10, method="inclusive")
+    return deciles[0], deciles[-1]
 
 
 def _host_versus(low: float, high: float, laptop: float) -> HostVersus:
@@ -93,6 +115,8 @@ def from_data(ceilings: dict[str, Any], laptop: dict[str, Any], eager_bytes: dic
     ridge = ceilings["ridge_flop_per_byte"]
     laptop_ridge = laptop["bf16_tflops"] * 1e3 / laptop["copy_gbps"]
     host = launch["host_enqueue_us"]
+    low, high = _middle(host["values"])
+    loops = (launch["eager_ms"], launch["graph_ms"], host)
     return Facts(
         gpu=gpu, sm_count=sm_count, l2_known=l2_bytes is not None, l2_mib=l2_bytes / MIB if l2_bytes else None,
         copy_gib=bw["bytes"] / GIB, copy_over_l2=bw["bytes"] / l2_bytes if l2_bytes else None,
@@ -105,12 +129,18 @@ def from_data(ceilings: dict[str, Any], laptop: dict[str, Any], eager_bytes: dic
         swiglu_flop_per_elem=si["flop_per_elem"], swiglu_bytes_per_elem=si["fused_bytes_per_elem"],
         swiglu_flop_per_byte=si["fused_flop_per_byte"], ridge_over_swiglu=ridge / si["fused_flop_per_byte"],
         swiglu_far_below_ridge=ridge / si["fused_flop_per_byte"] >= FAR_BELOW,
-        launches=launch["launches"], launch_repeats=launch["repeats"],
+        launches=launch["launches"], eager_samples=launch["eager_ms"]["n"],
+        graph_samples=launch["graph_ms"]["n"], host_samples=host["n"], bound_pct=host["bound_pct"],
+        min_samples=bench.MIN_SAMPLES, cap_s=bench.CAP_S, eager_quiet=launch["eager_ms"]["quiet"],
+        graph_quiet=launch["graph_ms"]["quiet"], host_quiet=host["quiet"],
+        eager_noise=launch["eager_ms"]["noise_pct"], graph_noise=launch["graph_ms"]["noise_pct"],
+        host_noise=host["noise_pct"], launch_noisy_count=sum(not t["quiet"] for t in loops),
+        launch_all_quiet=all(t["quiet"] for t in loops),
         eager_us=launch["eager_us_per_launch"], graph_us=launch["graph_us_per_launch"],
-        launch_speedup=launch["speedup"], host_us=host["median"], host_us_low=host["min"], host_us_high=host["max"],
+        launch_speedup=launch["speedup"], host_us=host["median"], host_us_low=low, host_us_high=high,
         laptop_host_us=laptop["launch_host_us"], laptop_graph_low=laptop["graph_speedup_low"],
         laptop_graph_high=laptop["graph_speedup_high"],
-        host_versus_laptop=_host_versus(host["min"], host["max"], laptop["launch_host_us"]),
+        host_versus_laptop=_host_versus(low, high, laptop["launch_host_us"]),
         host_bound=host["median"] > launch["graph_us_per_launch"],
         graph_versus_laptop=_graph_versus(launch["speedup"], laptop["graph_speedup_low"],
                                           laptop["graph_speedup_high"]),
