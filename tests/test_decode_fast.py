@@ -21,11 +21,22 @@ from kernelbook.decode.model import TINY, build_model
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 STEPS = 4
+CONFIGS = {**{s: (8, 32, 4) for s in fast.SITES}, "attention": (4, 4, 4)}
+# other Qwen2-family shapes for the fused steps: (q heads, kv heads, hidden) gives head sizes 16, 64 and 128, GQA
+# groups 1, 3 and 7, head counts that are not powers of two, hidden and intermediate sizes that are not, and
+# untied embeddings
+SHAPES = {
+    "d64-group3-untied": {"num_attention_heads": 3, "num_key_value_heads": 1, "hidden_size": 192,
+                          "tie_word_embeddings": False},
+    "d16-group7": {"num_attention_heads": 7, "num_key_value_heads": 1, "hidden_size": 112},
+    "d128-group1": {"num_attention_heads": 1, "num_key_value_heads": 1, "hidden_size": 128},
+    "d16-group3-narrow": {"num_attention_heads": 3, "num_key_value_heads": 1, "hidden_size": 48,
+                          "intermediate_size": 100},
+}
 
 
-@pytest.fixture(scope="module")
-def setup():
-    model = build_model(TINY, DEVICE, torch.float32)
+def _setup(fields):
+    model = build_model(fields, DEVICE, torch.float32)
     prompt = prompt_ids(model.config.vocab_size, DEVICE, length=5)
     feed = torch.randint(0, model.config.vocab_size, (STEPS,), generator=torch.Generator().manual_seed(3)).to(DEVICE)
     bufs = Buffers.on(DEVICE)
@@ -35,15 +46,35 @@ def setup():
     return model, prompt, feed, bufs, cache, ref, fast.pack(model, cache)
 
 
-@pytest.mark.parametrize("step", fast.STEPS)
-def test_step_matches_eager(setup, step):
+@pytest.fixture(scope="module")
+def setup():
+    return _setup(TINY)
+
+
+@pytest.fixture(scope="module", params=list(SHAPES), ids=list(SHAPES))
+def shaped(request):
+    return _setup({**TINY, **SHAPES[request.param]})
+
+
+def _matches_eager(setup, step):
     model, prompt, feed, bufs, cache, ref, pk = setup
-    fn = fast.make_step(pk, bufs, step, {**{s: (8, 32, 4) for s in fast.SITES}, "attention": (4, 4, 4)})
+    fn = fast.make_step(pk, bufs, step, CONFIGS)
     v = V.Variant(step, fn, cache, lambda: reset_static_cache(cache), same_kernels_as_reference=False)
     got = generate((fast.GreedyDecoder if step in fast.ADVANCES else Decoder)(model, bufs, v), prompt, STEPS, feed)
     rel = ((got["logits"] - ref["logits"]).norm(dim=-1) / ref["logits"].norm(dim=-1)).max().item()
     assert rel < 1e-5, f"{step}: logits differ from eager by {rel:.2e}"
     assert got["tokens"] == ref["tokens"]
+
+
+@pytest.mark.parametrize("step", fast.STEPS)
+def test_step_matches_eager(setup, step):
+    _matches_eager(setup, step)
+
+
+# the first step and the fused ones; without a GPU "pdl" runs exactly "matvec_fusions" (no PDL in the interpreter)
+@pytest.mark.parametrize("step", ("own", *(s for s in fast.FUSED if DEVICE == "cuda" or s != "pdl")))
+def test_fused_steps_match_eager_on_other_shapes(shaped, step):
+    _matches_eager(shaped, step)
 
 
 def test_fused_step_leaves_out_the_calls_it_is_told_to(setup, monkeypatch):

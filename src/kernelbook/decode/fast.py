@@ -72,7 +72,8 @@ class Layer:
 @dataclass
 class Packed:
     """The model's weights as the fast steps read them: stacked once, shared by every step."""
-    embed: torch.Tensor  # (V, H), also the (tied) output projection
+    embed: torch.Tensor  # (V, H) the token embedding
+    lm_head: torch.Tensor  # (V, H) the output projection: the embedding itself when they are tied
     norm: torch.Tensor  # (H,) final RMSNorm weight
     layers: list[Layer]
     cos: torch.Tensor  # (slots, D) rotary tables in the model dtype, as Hugging Face computes them
@@ -109,7 +110,8 @@ def pack(model: torch.nn.Module, cache: Any) -> Packed:
     positions = torch.arange(slots, device=model.device)[None]  # (1, slots)
     probe = torch.zeros(1, dtype=model.dtype, device=model.device)
     cos, sin = model.model.rotary_emb(probe, positions)  # (1, slots, D), Hugging Face's own tables
-    return Packed(embed=model.model.embed_tokens.weight, norm=model.model.norm.weight, layers=layers,
+    return Packed(embed=model.model.embed_tokens.weight, lm_head=model.lm_head.weight,
+                  norm=model.model.norm.weight, layers=layers,
                   cos=cos[0].contiguous(), sin=sin[0].contiguous(), q_heads=cfg.num_attention_heads,
                   kv_heads=cfg.num_key_value_heads, head_dim=d, eps=cfg.rms_norm_eps)
 
@@ -171,7 +173,7 @@ def torch_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[in
             h, x = add_norm(attention(lw, x, pos), h, lw.ln2)
             delta = mlp(lw, x)
         _, x = add_norm(delta, h, pk.norm)
-        return linear(x, pk.embed, None, "lm_head").view(1, -1)  # (1, V) logits
+        return linear(x, pk.lm_head, None, "lm_head").view(1, -1)  # (1, V) logits
     return run
 # --8<-- [end:torch_step]
 
@@ -190,7 +192,7 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
     q = torch.empty(nq, device=dev, dtype=dt)
     att = torch.empty(nq, device=dev, dtype=dt)
     act = torch.empty(inter, device=dev, dtype=dt)
-    logits = torch.empty(1, pk.embed.shape[0], device=dev, dtype=dt)
+    logits = torch.empty(1, pk.lm_head.shape[0], device=dev, dtype=dt)
     work = workspace(pk.q_heads, pk.head_dim, configs["attention"][1], dev)  # attention's partials, every layer
     token_work = token_workspace(dev)  # next_token's key and counter, left reset by every launch
     calls = {  # one layer's launches, in order
@@ -212,7 +214,7 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
             for f in layer:
                 f(lw)
         if "lm_head" not in skip:
-            matvec(h, pk.embed, norm_weight=pk.norm, out=logits.view(-1), eps=pk.eps, config=configs["lm_head"],
+            matvec(h, pk.lm_head, norm_weight=pk.norm, out=logits.view(-1), eps=pk.eps, config=configs["lm_head"],
                    pdl=pdl)
         if greedy:
             next_token(logits, bufs.ids, bufs.pos, work=token_work, pdl=pdl)

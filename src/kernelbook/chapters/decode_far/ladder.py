@@ -79,7 +79,7 @@ def site_launches(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> tupl
         "swiglu": lambda lw: swiglu_pair(x, lw.w_gate_up, lw.ln2, eps=eps, config=cfg),
     }
     if site == "lm_head":
-        return [lambda: matvec(x, pk.embed, norm_weight=pk.norm, eps=eps, config=cfg)] * 4, pk.embed.nbytes
+        return [lambda: matvec(x, pk.lm_head, norm_weight=pk.norm, eps=eps, config=cfg)] * 4, pk.lm_head.nbytes
     w = {"qkv": "w_qkv", "qkv_rope": "w_qkv", "o": "w_o", "gate_up": "w_gate_up", "swiglu": "w_gate_up",
          "down": "w_down"}[site]
     return [(lambda lw=lw: calls[site](lw)) for lw in pk.layers], getattr(pk.layers[0], w).nbytes
@@ -197,7 +197,7 @@ def launch_costs(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, t
     whole = statistics.median(times["whole"])
     lw, layers = pk.layers[0], len(pk.layers)
     reads = {"qkv_rope": lw.w_qkv.nbytes, "attention": 0, "o": lw.w_o.nbytes, "swiglu": lw.w_gate_up.nbytes,
-             "down": lw.w_down.nbytes, "lm_head": pk.embed.nbytes}  # weight bytes per call
+             "down": lw.w_down.nbytes, "lm_head": pk.lm_head.nbytes}  # weight bytes per call
     calls = {}
     for c in fast.FUSED_CALLS:
         per = 1 if c == "lm_head" else layers
