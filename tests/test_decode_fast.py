@@ -21,11 +21,24 @@ from kernelbook.decode.model import TINY, build_model
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 STEPS = 4
+# attention_o: 32 rows a block, which 48 and 112 rows do not fill evenly, and 4 slots a block, so that it walks
+# several blocks of slots
+CONFIGS = {**{s: (8, 32, 4) for s in fast.SITES}, "attention": (4, 4, 4), "attention_o": (32, 4, 4)}
+# other Qwen2-family shapes for the fused steps: (q heads, kv heads, hidden) gives head sizes 16, 64 and 128, GQA
+# groups 1, 3 and 7, head counts that are not powers of two, hidden and intermediate sizes that are not (and that
+# attention_o's row blocks do not divide), and untied embeddings
+SHAPES = {
+    "d64-group3-untied": {"num_attention_heads": 3, "num_key_value_heads": 1, "hidden_size": 192,
+                          "tie_word_embeddings": False},
+    "d16-group7": {"num_attention_heads": 7, "num_key_value_heads": 1, "hidden_size": 112},
+    "d128-group1": {"num_attention_heads": 1, "num_key_value_heads": 1, "hidden_size": 128},
+    "d16-group3-narrow": {"num_attention_heads": 3, "num_key_value_heads": 1, "hidden_size": 48,
+                          "intermediate_size": 100},
+}
 
 
-@pytest.fixture(scope="module")
-def setup():
-    model = build_model(TINY, DEVICE, torch.float32)
+def _setup(fields):
+    model = build_model(fields, DEVICE, torch.float32)
     prompt = prompt_ids(model.config.vocab_size, DEVICE, length=5)
     feed = torch.randint(0, model.config.vocab_size, (STEPS,), generator=torch.Generator().manual_seed(3)).to(DEVICE)
     bufs = Buffers.on(DEVICE)
@@ -35,10 +48,19 @@ def setup():
     return model, prompt, feed, bufs, cache, ref, fast.pack(model, cache)
 
 
-@pytest.mark.parametrize("step", fast.STEPS)
-def test_step_matches_eager(setup, step):
+@pytest.fixture(scope="module")
+def setup():
+    return _setup(TINY)
+
+
+@pytest.fixture(scope="module", params=list(SHAPES), ids=list(SHAPES))
+def shaped(request):
+    return _setup({**TINY, **SHAPES[request.param]})
+
+
+def _matches_eager(setup, step):
     model, prompt, feed, bufs, cache, ref, pk = setup
-    fn = fast.make_step(pk, bufs, step, {**{s: (8, 32, 4) for s in fast.SITES}, "attention": (4, 4, 4)})
+    fn = fast.make_step(pk, bufs, step, CONFIGS)
     v = V.Variant(step, fn, cache, lambda: reset_static_cache(cache), same_kernels_as_reference=False)
     got = generate((fast.GreedyDecoder if step in fast.ADVANCES else Decoder)(model, bufs, v), prompt, STEPS, feed)
     rel = ((got["logits"] - ref["logits"]).norm(dim=-1) / ref["logits"].norm(dim=-1)).max().item()
@@ -46,24 +68,53 @@ def test_step_matches_eager(setup, step):
     assert got["tokens"] == ref["tokens"]
 
 
+@pytest.mark.parametrize("step", fast.STEPS)
+def test_step_matches_eager(setup, step):
+    _matches_eager(setup, step)
+
+
+# the first step and the fused ones; without a GPU "pdl" runs exactly "matvec_fusions" (no PDL in the interpreter)
+@pytest.mark.parametrize("step", ("own", *(s for s in fast.FUSED if DEVICE == "cuda" or s != "pdl")))
+def test_fused_steps_match_eager_on_other_shapes(shaped, step):
+    _matches_eager(shaped, step)
+
+
 def test_fused_step_leaves_out_the_calls_it_is_told_to(setup, monkeypatch):
     """launch_costs times the step without one call: that call, and only it, must be gone."""
     model, prompt, feed, bufs, cache, ref, pk = setup
     seen: list[str] = []
-    for name in ("qkv_rope", "decode_attention", "matvec", "swiglu_pair"):
+    for name in ("qkv_rope", "decode_attention", "matvec", "swiglu_pair", "attention_o"):
         real = getattr(fast, name)
         monkeypatch.setattr(fast, name, lambda *a, _f=real, _n=name, **k: (seen.append(_n), _f(*a, **k))[1])
-    cfg = {**{s: (8, 32, 4) for s in fast.SITES}, "attention": (4, 4, 4)}
-    for skip, gone in (((), None), (("attention",), "decode_attention"), (("lm_head",), None)):
+    layers = len(pk.layers)
+    cases = ((False, (), None), (False, ("attention",), "decode_attention"), (False, ("lm_head",), None),
+             (True, (), None), (True, ("attention_o",), "attention_o"), (True, ("down",), None))
+    for fold, skip, gone in cases:
         seen.clear()
-        fast.fused_step(pk, bufs, cfg, pdl=False, skip=skip)()
-        layers = len(pk.layers)
-        want = {"qkv_rope": layers, "decode_attention": layers, "swiglu_pair": layers,
-                "matvec": 2 * layers + ("lm_head" not in skip)}
+        fast.fused_step(pk, bufs, CONFIGS, pdl=False, skip=skip, fold=fold)()
+        # folded, the output projection is no matvec of its own: only down's and the logits' are left
+        want = {"qkv_rope": layers, "decode_attention": 0 if fold else layers, "attention_o": layers if fold else 0,
+                "swiglu_pair": layers,
+                "matvec": (1 if fold else 2) * layers - layers * ("down" in skip) + ("lm_head" not in skip)}
         if gone:
             want[gone] = 0
-        assert {n: seen.count(n) for n in want} == want, skip
-    assert fast.FUSED_CALLS == ("qkv_rope", "attention", "o", "swiglu", "down", "lm_head")
+        assert {n: seen.count(n) for n in want} == want, (fold, skip)
+    assert fast.FUSED_CALLS == ("qkv_rope", "attention", "o", "attention_o", "swiglu", "down", "lm_head")
+    assert fast.fused_calls("pdl") == ("qkv_rope", "attention", "o", "swiglu", "down", "lm_head")
+    assert fast.fused_calls("attention_o") == ("qkv_rope", "attention_o", "swiglu", "down", "lm_head")
+
+
+@pytest.mark.parametrize("step", ("greedy", "attention_o"))
+def test_a_step_built_not_to_advance_stays_at_its_position(setup, step):
+    """Tuning and the launch costs replay a step many times at one position: a step that advances its position is
+    built without its next-token kernel there, or its replays would walk past the cache's last slot."""
+    model, prompt, feed, bufs, cache, ref, pk = setup
+    bufs.pos.fill_(7)
+    bufs.ids.fill_(3)
+    fast.make_step(pk, bufs, step, CONFIGS, advance=False)()
+    assert int(bufs.pos.item()) == 7 and int(bufs.ids.item()) == 3
+    fast.make_step(pk, bufs, step, CONFIGS)()
+    assert int(bufs.pos.item()) == 8
 
 
 def test_pack_stacks_weights_and_points_at_the_cache(setup):
@@ -76,8 +127,8 @@ def test_pack_stacks_weights_and_points_at_the_cache(setup):
 
 
 def test_steps_are_cumulative_and_labelled():
-    assert set(fast.LABELS) == set(fast.STEPS) and len(fast.STEPS) == 8
-    assert fast.STEPS[-1] == "greedy" and fast.STEPS[0] == "own"
+    assert set(fast.LABELS) == set(fast.STEPS) and len(fast.STEPS) == 9
+    assert fast.STEPS[-1] == "attention_o" and fast.STEPS[-2] == "greedy" and fast.STEPS[0] == "own"
     assert fast.STEPS[-len(fast.FUSED):] == fast.FUSED and set(fast.ADVANCES) <= set(fast.FUSED)
 
 
@@ -88,7 +139,7 @@ def test_the_greedy_step_feeds_itself(setup):
 
     model, prompt, feed, bufs, cache, ref, pk = setup
     eager = generate(Decoder(model, bufs, V.eager_static(model, cache, bufs)), prompt, STEPS)
-    fn = fast.make_step(pk, bufs, "greedy", {**{s: (8, 32, 4) for s in fast.SITES}, "attention": (4, 4, 4)})
+    fn = fast.make_step(pk, bufs, "greedy", CONFIGS)
     v = V.Variant("greedy", fn, cache, lambda: reset_static_cache(cache), same_kernels_as_reference=False)
     dec = fast.GreedyDecoder(model, bufs, v)
     got = generate(dec, prompt, STEPS)
@@ -102,7 +153,8 @@ def test_the_greedy_step_feeds_itself(setup):
 def test_far_dry_run_on_the_tiny_model():
     from kernelbook.chapters.decode_far.ladder import measure as far
 
-    data = far(TINY, min_rounds=1, wide=((8, 32, 4), (4, 64, 4)), deep=((4, 64, 4),), split=((16, 4, 4), (16, 1, 4)))
+    data = far(TINY, min_rounds=1, wide=((8, 32, 4), (4, 64, 4)), deep=((4, 64, 4),), split=((16, 4, 4), (16, 1, 4)),
+               fold=((16, 16, 4), (32, 4, 4)))
     assert not data["build_errors"], data["build_errors"]
     assert data["all_passed"], str({n: (c["rel_err_max"], c["nonfinite"]) for n, c in data["teacher_forced"].items()})
     assert data["names"] == ["cuda_graph", *fast.STEPS]
@@ -112,9 +164,15 @@ def test_far_dry_run_on_the_tiny_model():
     for step, t in data["in_step"].items():  # every site tuned again inside the whole step
         assert step in fast.STEPS and set(t["configs"]) == set(fast.SITES)
         assert t["positions"][0] == data["prompt_len"] < t["positions"][1]  # the first and last timed positions
-        assert list(t["sites"]) == ["attention", "qkv_rope", "o", "swiglu", "down", "lm_head"]
-        assert len(t["sites"]["attention"]["candidates"]) == 2 and len(t["sites"]["o"]["candidates"]) == 2
+        if step in fast.FOLDED:
+            assert list(t["sites"]) == ["attention_o", "qkv_rope", "swiglu", "down", "lm_head"]
+            assert len(t["sites"]["attention_o"]["candidates"]) == 2
+        else:
+            assert list(t["sites"]) == ["attention", "qkv_rope", "o", "swiglu", "down", "lm_head"]
+            assert len(t["sites"]["attention"]["candidates"]) == 2 and len(t["sites"]["o"]["candidates"]) == 2
         assert all(c["step_us"] > 0 for s in t["sites"].values() for c in s["candidates"])
+    assert list(data["in_step"]) == ["matvec_fusions", "pdl", "attention_o"]
+    assert list(data["launch_costs"]["calls"]) == list(fast.fused_calls(data["launch_costs"]["step"]))
 
 
 def test_tune_positions_span_the_timed_steps_within_the_cache():
@@ -126,3 +184,32 @@ def test_tune_positions_span_the_timed_steps_within_the_cache():
     small, large = SimpleNamespace(cos=torch.zeros(16, 8)), SimpleNamespace(cos=torch.zeros(512, 8))  # slots, D
     assert tune_positions(small, 5) == (5, 15)  # the last timed position is past a 16-slot cache: its last slot
     assert tune_positions(large, 43) == (43, 43 + WARM_STEPS + TIMED_STEPS)
+
+
+@pytest.mark.parametrize("step", fast.FUSED)
+def test_launch_costs_and_in_step_tuning_take_the_calls_each_step_makes(setup, step, monkeypatch):
+    """Leaving one call out, and retuning a site inside the step, work for every fused step: only the calls the
+    step makes are left out or retuned (step_us, which needs a GPU, stands in as each call's made-up cost)."""
+    from kernelbook.chapters.decode_far import ladder
+
+    *_, bufs, _, _, pk = setup
+    cost = {c: 10.0 * (i + 1) for i, c in enumerate(fast.FUSED_CALLS)}
+    built = []
+
+    def fake_step_us(pk_, bufs_, step_, configs, positions, skip=()):
+        built.append((step_, skip))
+        return 1000.0 - sum(cost[c] for c in skip) + 0.5 * sum(configs["attention_o"])
+
+    monkeypatch.setattr(ladder, "step_us", fake_step_us)
+    made = fast.fused_calls(step)
+    lc = ladder.launch_costs(pk, bufs, step, CONFIGS, (5,), rounds=1)
+    assert list(lc["calls"]) == list(made) and {s for _, s in built} == {(), *((c,) for c in made)}
+    layers = len(pk.layers)
+    for c, x in lc["calls"].items():
+        assert x["us"] == pytest.approx(cost[c] / (1 if c == "lm_head" else layers)), c
+    tuning = {s: {"best": list(CONFIGS[s]), "candidates": [{"config": list(CONFIGS[s]), "us": 1.0}]}
+              for s in fast.SITES}
+    t = ladder.tune_in_step(pk, bufs, step, tuning, (5,), split=((4, 4, 4),), fold=((32, 4, 4), (8, 4, 4)))
+    assert set(t["sites"]) == {s for s in ladder.STEP_SITES if s in made}
+    if step in fast.FOLDED:  # the fake step is fastest with the smaller attention_o config
+        assert t["configs"]["attention_o"] == [8, 4, 4]

@@ -14,6 +14,8 @@ matvec_fusions    RMSNorm, bias, RoPE, the cache write, SwiGLU and the residual 
 pdl               the same kernels launched with programmatic dependent launch
 greedy            the argmax, the next token's id and its position inside the graph too: the generation loop
                   only replays it
+attention_o       attention inside the output projection: each program computes one head's attention and its
+                  share of W_o's rows, the last one of a row block adds the heads up, so four launches a layer
 
 A step is a zero-argument function; `variants` captures each in one CUDA graph.
 """
@@ -29,6 +31,8 @@ import torch.nn.functional as F
 
 from kernelbook.decode.harness import Buffers, Decoder, cache_layers
 from kernelbook.kernels.add_rmsnorm import add_rmsnorm_triton
+from kernelbook.kernels.attention_o import attention_o
+from kernelbook.kernels.attention_o import workspace as attention_o_workspace
 from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import matvec, rmsnorm_ref
 from kernelbook.kernels.matvec_pair import qkv_rope, rotate_ref, swiglu_pair
@@ -36,9 +40,11 @@ from kernelbook.kernels.next_token import next_token
 from kernelbook.kernels.next_token import workspace as token_workspace
 from kernelbook.kernels.swiglu import swiglu_triton
 
-STEPS = ("own", "fused_proj", "filled_attention", "fused_kernels", "matvec", "matvec_fusions", "pdl", "greedy")
-FUSED = ("matvec_fusions", "pdl", "greedy")  # the steps fused_step builds
-ADVANCES = ("greedy",)  # the steps that write their own next input (bufs.ids, bufs.pos)
+STEPS = ("own", "fused_proj", "filled_attention", "fused_kernels", "matvec", "matvec_fusions", "pdl", "greedy",
+         "attention_o")
+FUSED = ("matvec_fusions", "pdl", "greedy", "attention_o")  # the steps fused_step builds
+ADVANCES = ("greedy", "attention_o")  # the steps that write their own next input (bufs.ids, bufs.pos)
+FOLDED = ("attention_o",)  # the steps that launch attention inside the output projection
 LABELS = {
     "own": "own PyTorch step",
     "fused_proj": "+ fused QKV, gate/up",
@@ -48,12 +54,27 @@ LABELS = {
     "matvec_fusions": "+ norm, RoPE, SwiGLU, residual in the matvecs",
     "pdl": "+ programmatic dependent launch",
     "greedy": "+ argmax and next inputs in the graph",
+    "attention_o": "+ attention inside the output projection",
 }
-# the matvec launches a step makes, by site; the tuner picks a (block, block_k, warps) config for each
+# the launches a step makes, by site; the tuner picks a config for each: (block, block_k, warps) for a matvec,
+# (slots per block, splits, warps) for attention, (rows per block, slots per block, warps) for attention_o
 DEFAULTS = {**{s: (8, 512, 4) for s in ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu")},
-            "attention": (32, 16, 4)}
-SITES = ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu", "attention")
-FUSED_CALLS = ("qkv_rope", "attention", "o", "swiglu", "down", "lm_head")  # fused_step's calls, in order
+            "attention": (32, 16, 4), "attention_o": (64, 32, 8)}
+SITES = ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu", "attention", "attention_o")
+# fused_step's calls, in order: a step makes attention and o, or attention_o in their place (fused_calls)
+FUSED_CALLS = ("qkv_rope", "attention", "o", "attention_o", "swiglu", "down", "lm_head")
+
+
+def calls_made(fold: bool) -> tuple[str, ...]:
+    """The calls of FUSED_CALLS that fused_step makes, in order, with attention inside the output projection
+    (fold) or not."""
+    gone = ("attention", "o") if fold else ("attention_o",)
+    return tuple(c for c in FUSED_CALLS if c not in gone)
+
+
+def fused_calls(step: str) -> tuple[str, ...]:
+    """The calls of FUSED_CALLS that the fused step `step` makes, in order."""
+    return calls_made(step in FOLDED)
 
 
 @dataclass
@@ -72,7 +93,8 @@ class Layer:
 @dataclass
 class Packed:
     """The model's weights as the fast steps read them: stacked once, shared by every step."""
-    embed: torch.Tensor  # (V, H), also the (tied) output projection
+    embed: torch.Tensor  # (V, H) the token embedding
+    lm_head: torch.Tensor  # (V, H) the output projection: the embedding itself when they are tied
     norm: torch.Tensor  # (H,) final RMSNorm weight
     layers: list[Layer]
     cos: torch.Tensor  # (slots, D) rotary tables in the model dtype, as Hugging Face computes them
@@ -109,7 +131,8 @@ def pack(model: torch.nn.Module, cache: Any) -> Packed:
     positions = torch.arange(slots, device=model.device)[None]  # (1, slots)
     probe = torch.zeros(1, dtype=model.dtype, device=model.device)
     cos, sin = model.model.rotary_emb(probe, positions)  # (1, slots, D), Hugging Face's own tables
-    return Packed(embed=model.model.embed_tokens.weight, norm=model.model.norm.weight, layers=layers,
+    return Packed(embed=model.model.embed_tokens.weight, lm_head=model.lm_head.weight,
+                  norm=model.model.norm.weight, layers=layers,
                   cos=cos[0].contiguous(), sin=sin[0].contiguous(), q_heads=cfg.num_attention_heads,
                   kv_heads=cfg.num_key_value_heads, head_dim=d, eps=cfg.rms_norm_eps)
 
@@ -171,18 +194,19 @@ def torch_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[in
             h, x = add_norm(attention(lw, x, pos), h, lw.ln2)
             delta = mlp(lw, x)
         _, x = add_norm(delta, h, pk.norm)
-        return linear(x, pk.embed, None, "lm_head").view(1, -1)  # (1, V) logits
+        return linear(x, pk.lm_head, None, "lm_head").view(1, -1)  # (1, V) logits
     return run
 # --8<-- [end:torch_step]
 
 
 # --8<-- [start:fused_step]
 def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int]], pdl: bool,
-               skip: tuple[str, ...] = (), greedy: bool = False) -> Callable[[], torch.Tensor]:
+               skip: tuple[str, ...] = (), greedy: bool = False, fold: bool = False) -> Callable[[], torch.Tensor]:
     """Five calls a layer, every buffer allocated once: QKV+RoPE+cache write, attention (one launch, or two when
     its slots are split), o + residual, gate/up+SwiGLU, down + residual; then the output projection with the final
-    norm and, with `greedy`, the argmax written into bufs.ids and bufs.pos advanced. The calls named in `skip`
-    (FUSED_CALLS) are left out, to time what each costs; the logits are then wrong."""
+    norm and, with `greedy`, the argmax written into bufs.ids and bufs.pos advanced. With `fold`, attention and o
+    are one call, attention_o: four a layer. The calls named in `skip` (FUSED_CALLS) are left out, to time what
+    each costs; the logits are then wrong."""
     dev, dt = pk.embed.device, pk.embed.dtype
     hidden, nq = pk.embed.shape[1], pk.q_heads * pk.head_dim
     inter = pk.layers[0].w_gate_up.shape[0] // 2
@@ -190,9 +214,11 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
     q = torch.empty(nq, device=dev, dtype=dt)
     att = torch.empty(nq, device=dev, dtype=dt)
     act = torch.empty(inter, device=dev, dtype=dt)
-    logits = torch.empty(1, pk.embed.shape[0], device=dev, dtype=dt)
-    work = workspace(pk.q_heads, pk.head_dim, configs["attention"][1], dev)  # attention's partials, every layer
+    logits = torch.empty(1, pk.lm_head.shape[0], device=dev, dtype=dt)
     token_work = token_workspace(dev)  # next_token's key and counter, left reset by every launch
+    # attention's partials, every layer; or attention_o's partial sums and counters, left reset by every launch
+    work = None if fold else workspace(pk.q_heads, pk.head_dim, configs["attention"][1], dev)
+    fold_work = attention_o_workspace(pk.q_heads, hidden, configs["attention_o"][0], dev) if fold else None
     calls = {  # one layer's launches, in order
         "qkv_rope": lambda lw: qkv_rope(h, lw.w_qkv, lw.b_qkv, lw.ln1, pk.cos, pk.sin, bufs.pos, lw.k_cache,
                                         lw.v_cache, pk.q_heads, out=q, eps=pk.eps, config=configs["qkv_rope"],
@@ -200,11 +226,13 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
         "attention": lambda lw: decode_attention(q, lw.k_cache, lw.v_cache, bufs.pos, out=att,
                                                  config=configs["attention"], work=work, pdl=pdl),
         "o": lambda lw: matvec(att, lw.w_o, residual=h, config=configs["o"], pdl=pdl),
+        "attention_o": lambda lw: attention_o(q, lw.k_cache, lw.v_cache, bufs.pos, lw.w_o, h,
+                                              config=configs["attention_o"], work=fold_work, pdl=pdl),
         "swiglu": lambda lw: swiglu_pair(h, lw.w_gate_up, lw.ln2, out=act, eps=pk.eps, config=configs["swiglu"],
                                          pdl=pdl),
         "down": lambda lw: matvec(act, lw.w_down, residual=h, config=configs["down"], pdl=pdl),
     }
-    layer = [f for c, f in calls.items() if c not in skip]
+    layer = [f for c, f in calls.items() if c in calls_made(fold) and c not in skip]
 
     def run() -> torch.Tensor:
         torch.index_select(pk.embed, 0, bufs.ids.view(1), out=h.view(1, -1))
@@ -212,7 +240,7 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
             for f in layer:
                 f(lw)
         if "lm_head" not in skip:
-            matvec(h, pk.embed, norm_weight=pk.norm, out=logits.view(-1), eps=pk.eps, config=configs["lm_head"],
+            matvec(h, pk.lm_head, norm_weight=pk.norm, out=logits.view(-1), eps=pk.eps, config=configs["lm_head"],
                    pdl=pdl)
         if greedy:
             next_token(logits, bufs.ids, bufs.pos, work=token_work, pdl=pdl)
@@ -222,10 +250,12 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
 
 
 def make_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]] | None = None,
-              skip: tuple[str, ...] = ()) -> Callable[[], torch.Tensor]:
+              skip: tuple[str, ...] = (), advance: bool = True) -> Callable[[], torch.Tensor]:
+    """`step` as a zero-argument function. With `advance` False a step of ADVANCES is built without its last
+    kernel, so that it replays at one position (as tuning and launch costs replay it), not past the cache's end."""
     if step in FUSED:
         return fused_step(pk, bufs, configs or DEFAULTS, pdl=step != "matvec_fusions", skip=skip,
-                          greedy=step in ADVANCES)
+                          greedy=advance and step in ADVANCES, fold=step in FOLDED)
     assert not skip, "only the fused steps leave calls out"
     return torch_step(pk, bufs, step, configs)
 

@@ -13,7 +13,9 @@ no synchronisation between programs. With SPLITS = 1 a program walks all of its 
 itself, in one launch: for a short sequence that can beat the split (the tuner decides).
 Grouped-query attention maps query head h to key/value head h // (q_heads / kv_heads). Under programmatic
 dependent launch a program loads its first block's keys and values from earlier steps (slots 0..pos-1) before it
-waits for the QKV kernel, which writes only the query and slot pos.
+waits for the QKV kernel, which writes only the query and slot pos. The two halves, `first_block` before the wait
+and `attend` after it, are jit functions of their own: attention_o.py runs the same softmax inside the output
+projection.
 """
 
 from __future__ import annotations
@@ -40,24 +42,24 @@ def decode_attention_ref(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.
 
 # --8<-- [start:kernel]
 @triton.jit
-def _attention_kernel(q_ptr, kc_ptr, vc_ptr, pos_ptr, ws_ptr, o_ptr, scale, SLOTS: tl.constexpr,
-                      D: tl.constexpr, GROUP: tl.constexpr, BLOCK_L: tl.constexpr, SPLITS: tl.constexpr,
-                      PDL: tl.constexpr):
-    head, split = tl.program_id(0), tl.program_id(1)
-    kv = head // GROUP
+def first_block(k_base, v_base, pos, first, D: tl.constexpr, BLOCK_L: tl.constexpr):
+    """Keys and values (BLOCK_L, D) of one key/value head (k_base, v_base: its (slots, D) in the caches) in the
+    block of slots from `first` that earlier steps wrote (slots 0..pos-1), 0 elsewhere: nothing writes them during
+    this step, so they can be loaded before the wait."""
     d = tl.arange(0, D)
-    k_base = kc_ptr + kv * SLOTS * D
-    v_base = vc_ptr + kv * SLOTS * D
-    if PDL:
-        tl.extra.cuda.gdc_launch_dependents()
-    # the first block's slots that earlier steps wrote (0..pos-1) are loaded before the wait: nothing writes them now
-    pos = tl.load(pos_ptr)  # set before the step began
-    first = split * BLOCK_L  # this program's first block of slots
     s0 = first + tl.arange(0, BLOCK_L)
     k_old = tl.load(k_base + s0[:, None] * D + d[None, :], mask=(s0 < pos)[:, None], other=0.0)  # (BLOCK_L, D)
     v_old = tl.load(v_base + s0[:, None] * D + d[None, :], mask=(s0 < pos)[:, None], other=0.0)
-    if PDL:
-        tl.extra.cuda.gdc_wait()  # q and this step's k, v (slot pos) come from the kernel before
+    return k_old, v_old
+
+
+@triton.jit
+def attend(q_ptr, k_base, v_base, head, pos, first, k_old, v_old, scale, D: tl.constexpr, BLOCK_L: tl.constexpr,
+           SPLITS: tl.constexpr):
+    """A streaming softmax of query head `head` over blocks first, first + SPLITS * BLOCK_L, ... of slots 0..pos of
+    its key/value head, the first block's old slots taken from k_old, v_old (first_block): (acc (D,), running max,
+    running sum), fp32."""
+    d = tl.arange(0, D)
     n = pos + 1  # filled slots: the prompt, the steps so far, and this one
     q = tl.load(q_ptr + head * D + d).to(tl.float32) * scale  # (D,)
     m_i = -float("inf")  # running max of this program's scores
@@ -77,6 +79,26 @@ def _attention_kernel(q_ptr, kc_ptr, vc_ptr, pos_ptr, ws_ptr, o_ptr, scale, SLOT
         acc = acc * alpha + tl.sum(p[:, None] * v.to(tl.float32), axis=0)
         l_i = l_i * alpha + tl.sum(p, axis=0)
         m_i = m_new
+    return acc, m_i, l_i
+
+
+@triton.jit
+def _attention_kernel(q_ptr, kc_ptr, vc_ptr, pos_ptr, ws_ptr, o_ptr, scale, SLOTS: tl.constexpr,
+                      D: tl.constexpr, GROUP: tl.constexpr, BLOCK_L: tl.constexpr, SPLITS: tl.constexpr,
+                      PDL: tl.constexpr):
+    head, split = tl.program_id(0), tl.program_id(1)
+    kv = head // GROUP
+    d = tl.arange(0, D)
+    k_base = kc_ptr + kv * SLOTS * D
+    v_base = vc_ptr + kv * SLOTS * D
+    if PDL:
+        tl.extra.cuda.gdc_launch_dependents()
+    pos = tl.load(pos_ptr)  # set before the step began
+    first = split * BLOCK_L  # this program's first block of slots
+    k_old, v_old = first_block(k_base, v_base, pos, first, D, BLOCK_L)
+    if PDL:
+        tl.extra.cuda.gdc_wait()  # q and this step's k, v (slot pos) come from the kernel before
+    acc, m_i, l_i = attend(q_ptr, k_base, v_base, head, pos, first, k_old, v_old, scale, D, BLOCK_L, SPLITS)
     if SPLITS == 1:  # this program saw every slot of its head: the result is final
         tl.store(o_ptr + head * D + d, (acc / l_i).to(o_ptr.dtype.element_ty))
     else:  # the partial result: acc (D,), then m and l, fp32, in the workspace (q_heads, SPLITS, D + 2)

@@ -30,6 +30,7 @@ LABELS = {  # what each site's launch computes (decode/fast.py); the tables name
     "qkv_rope": "RMSNorm + q, k, v + bias + RoPE + cache write (pairs)",
     "swiglu": "RMSNorm + gate, up + SwiGLU (pairs)",
     "attention": "attention over the filled slots",
+    "attention_o": "attention + output projection + residual (per head, summed by the last)",
 }
 CHAIN = ("qkv_rope", "attention", "o")  # a layer's attention half: three launches, each waiting for the one before
 MLP = ("swiglu", "down")

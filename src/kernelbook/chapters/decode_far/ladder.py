@@ -30,6 +30,7 @@ from kernelbook.decode.harness import (
 )
 from kernelbook.decode.model import QWEN25_15B, weight_bytes
 from kernelbook.decode.rounds import MIN_ROUNDS, TIMED_STEPS, WARM_STEPS, timed_then_profiled
+from kernelbook.kernels import attention_o as ao
 from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import matvec, pdl_supported
 from kernelbook.kernels.matvec_pair import qkv_rope, swiglu_pair
@@ -40,6 +41,9 @@ WIDE = tuple((b, k, w) for b in (1, 2, 4, 8) for k in (512, 1024, 2048) for w in
 DEEP = tuple((b, k, w) for b in (1, 2, 4) for k in (1024, 2048, 16384) for w in (4, 8))
 # attention: (slots per block, splits, warps); one split is one launch, more add a merge launch
 SPLIT = ((8, 64, 2), (16, 32, 2), (16, 32, 4), (32, 16, 4), (64, 8, 4), (64, 1, 4), (64, 1, 8), (128, 1, 8))
+# attention_o: (rows per block, slots per block, warps); fewer rows per block, more programs, each of which
+# computes its head's attention again
+FOLD = tuple((n, s, w) for n in (32, 64, 128) for s in (16, 32, 64) for w in (4, 8))
 TUNE_POS = 63  # the attention site is timed at 64 filled slots (or every slot of a smaller cache)
 TUNE_REP_MS = 40
 LOOP_STEPS = 40
@@ -64,11 +68,16 @@ def site_launches(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> tupl
     res = torch.zeros(hidden, device=dev, dtype=dt)
     pos = torch.zeros(1, dtype=torch.long, device=dev)
     kc, vc = torch.empty_like(pk.layers[0].k_cache), torch.empty_like(pk.layers[0].v_cache)
+    at = torch.tensor([tune_pos(pk)], device=dev)
+    kv_bytes = 2 * pk.kv_heads * (tune_pos(pk) + 1) * pk.head_dim * pk.embed.element_size()
     if site == "attention":
-        at, work = torch.tensor([tune_pos(pk)], device=dev), workspace(pk.q_heads, pk.head_dim, cfg[1], dev)
-        kv_bytes = 2 * pk.kv_heads * (tune_pos(pk) + 1) * pk.head_dim * pk.embed.element_size()
+        work = workspace(pk.q_heads, pk.head_dim, cfg[1], dev)
         return [(lambda lw=lw: decode_attention(att, lw.k_cache, lw.v_cache, at, config=cfg, work=work))
                 for lw in pk.layers], kv_bytes
+    if site == "attention_o":
+        fold = ao.workspace(pk.q_heads, hidden, cfg[0], dev)
+        return [(lambda lw=lw: ao.attention_o(att, lw.k_cache, lw.v_cache, at, lw.w_o, res, config=cfg, work=fold))
+                for lw in pk.layers], pk.layers[0].w_o.nbytes + kv_bytes
     calls = {
         "qkv": lambda lw: matvec(x, lw.w_qkv, lw.b_qkv, config=cfg),
         "o": lambda lw: matvec(att, lw.w_o, residual=res, config=cfg),
@@ -79,7 +88,7 @@ def site_launches(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> tupl
         "swiglu": lambda lw: swiglu_pair(x, lw.w_gate_up, lw.ln2, eps=eps, config=cfg),
     }
     if site == "lm_head":
-        return [lambda: matvec(x, pk.embed, norm_weight=pk.norm, eps=eps, config=cfg)] * 4, pk.embed.nbytes
+        return [lambda: matvec(x, pk.lm_head, norm_weight=pk.norm, eps=eps, config=cfg)] * 4, pk.lm_head.nbytes
     w = {"qkv": "w_qkv", "qkv_rope": "w_qkv", "o": "w_o", "gate_up": "w_gate_up", "swiglu": "w_gate_up",
          "down": "w_down"}[site]
     return [(lambda lw=lw: calls[site](lw)) for lw in pk.layers], getattr(pk.layers[0], w).nbytes
@@ -101,12 +110,13 @@ def time_site(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> dict[str
     return {"config": list(cfg), "us": us, "gbps": nbytes / (us * 1e-6) / 1e9, "bytes": nbytes}
 
 
-def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple = SPLIT) -> dict[str, Any]:
+def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple = SPLIT, fold: tuple = FOLD
+         ) -> dict[str, Any]:
     """Every candidate config of every site; the fastest is the site's config."""
     out: dict[str, Any] = {}
     for site in fast.SITES:
-        cands = [c for c in (deep if site == "down" else split if site == "attention" else wide)
-                 if site != "qkv_rope" or (pk.head_dim // 2) % c[0] == 0]  # a block of pairs stays in one head
+        own = {"down": deep, "attention": split, "attention_o": fold}.get(site, wide)
+        cands = [c for c in own if site != "qkv_rope" or (pk.head_dim // 2) % c[0] == 0]  # pairs stay in one head
         t0 = time.perf_counter()
         rows = [time_site(pk, site, c) for c in cands]
         best = min(rows, key=lambda r: r["us"])
@@ -115,9 +125,11 @@ def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple =
     return out
 
 
-IN_STEP = ("matvec_fusions", "pdl")  # the steps whose configs are chosen again inside the whole step
+IN_STEP = ("matvec_fusions", "pdl", "attention_o")  # the steps whose configs are chosen again inside the whole step
 CONFIGS_OF = {"greedy": "pdl"}  # a step that takes another's configs: it only adds a launch after the last one
-STEP_SITES = ("attention", "qkv_rope", "o", "swiglu", "down", "lm_head")  # what they launch, in the order retuned
+COSTS_STEP = "pdl"  # the step whose calls launch_costs times
+# what they launch, in the order retuned (each step retunes the sites it launches: fast.fused_calls)
+STEP_SITES = ("attention", "attention_o", "qkv_rope", "o", "swiglu", "down", "lm_head")
 TOP = 4  # a matvec site's configs tried again inside the step: its fastest alone
 BACK_TO_BACK = 10  # replays per timing in step_us, as a generation loop runs them
 
@@ -135,8 +147,8 @@ def step_us(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[
     """µs per replay of `step` built with `configs` (and without the calls in `skip`), captured in one CUDA graph,
     averaged over `positions`: at each, the median of three timings of BACK_TO_BACK replays in a row, with nothing
     between them, as the back-to-back loop runs the steps (no L2 flush or host wait between replays, unlike
-    do_bench)."""
-    fn = fast.make_step(pk, bufs, step, configs, skip)
+    do_bench). A step that advances its own position (fast.ADVANCES) is built without that last kernel."""
+    fn = fast.make_step(pk, bufs, step, configs, skip, advance=False)
     graph, _ = V.capture(fn)
     per_pos = []
     for pos in positions:
@@ -158,17 +170,19 @@ def step_us(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[
 
 
 def tune_in_step(pk: fast.Packed, bufs: Buffers, step: str, tuning: dict[str, Any], positions: tuple[int, ...],
-                 split: tuple = SPLIT, top: int = TOP) -> dict[str, Any]:
+                 split: tuple = SPLIT, top: int = TOP, fold: tuple = FOLD) -> dict[str, Any]:
     """The fused step's configs chosen by the whole step's time, one site at a time, attention first: each of the
-    site's candidates (attention: every config in `split`; a matvec site: its `top` fastest alone) is captured in
-    the step with every other site at its current choice and the step is replayed back to back at `positions`;
-    the fastest stays. Alone, a launch is timed after a finished one; in the step (with PDL above all) its
-    neighbours start while it runs, so the fastest launch alone need not be the fastest in the chain."""
+    site's candidates (attention: every config in `split`, attention_o every config in `fold`; a matvec site: its
+    `top` fastest alone) is captured in the step with every other site at its current choice and the step is
+    replayed back to back at `positions`; the fastest stays. Alone, a launch is timed after a finished one; in the
+    step (with PDL above all) its neighbours start while it runs, so the fastest launch alone need not be the
+    fastest in the chain."""
     chosen = {s: tuple(t["best"]) for s, t in tuning.items()}
     sites = {}
-    for site in STEP_SITES:
+    for site in (s for s in STEP_SITES if s in fast.fused_calls(step)):
         alone = sorted(tuning[site]["candidates"], key=lambda c: c["us"])
-        cands = split if site == "attention" else [tuple(c["config"]) for c in alone[:top]]
+        own = {"attention": split, "attention_o": fold}
+        cands = own[site] if site in own else [tuple(c["config"]) for c in alone[:top]]
         rows = [{"config": list(c), "step_us": step_us(pk, bufs, step, {**chosen, site: c}, positions)}
                 for c in cands]
         best = min(rows, key=lambda r: r["step_us"])
@@ -187,8 +201,9 @@ def launch_costs(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, t
                  positions: tuple[int, ...], rounds: int = COST_ROUNDS) -> dict[str, Any]:
     """What each call of a fused step costs inside it: the step timed whole and with one call left out (its
     logits are then wrong, its time is not), in interleaved rounds, each as step_us times it. A call's cost is
-    the difference of the medians; for the five calls of a layer it is divided by the layers."""
-    variants = {"whole": (), **{c: (c,) for c in fast.FUSED_CALLS}}
+    the difference of the medians; for the calls of a layer it is divided by the layers."""
+    made = fast.fused_calls(step)
+    variants = {"whole": (), **{c: (c,) for c in made}}
     times: dict[str, list[float]] = {k: [] for k in variants}
     for r in range(rounds):
         order = list(variants)[r % len(variants):] + list(variants)[:r % len(variants)]
@@ -196,10 +211,10 @@ def launch_costs(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, t
             times[k].append(step_us(pk, bufs, step, configs, positions, variants[k]))
     whole = statistics.median(times["whole"])
     lw, layers = pk.layers[0], len(pk.layers)
-    reads = {"qkv_rope": lw.w_qkv.nbytes, "attention": 0, "o": lw.w_o.nbytes, "swiglu": lw.w_gate_up.nbytes,
-             "down": lw.w_down.nbytes, "lm_head": pk.embed.nbytes}  # weight bytes per call
+    reads = {"qkv_rope": lw.w_qkv.nbytes, "attention": 0, "o": lw.w_o.nbytes, "attention_o": lw.w_o.nbytes,
+             "swiglu": lw.w_gate_up.nbytes, "down": lw.w_down.nbytes, "lm_head": pk.lm_head.nbytes}  # weight bytes
     calls = {}
-    for c in fast.FUSED_CALLS:
+    for c in made:
         per = 1 if c == "lm_head" else layers
         calls[c] = {"us": (whole - statistics.median(times[c])) / per, "per": "step" if per == 1 else "layer",
                     "count": per, "weight_bytes": reads[c], "without_us": times[c]}
@@ -260,8 +275,8 @@ def graph_variant(model: torch.nn.Module, cache: Any, bufs: Buffers, prompt: tor
                      setup={"capture_s": capture_s, "graph": graph, "step": step})
 
 
-def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_rounds: int = MIN_ROUNDS, wide: tuple = WIDE,
-        deep: tuple = DEEP, split: tuple = SPLIT) -> dict[str, Any]:
+def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_rounds: int = MIN_ROUNDS,
+            wide: tuple = WIDE, deep: tuple = DEEP, split: tuple = SPLIT, fold: tuple = FOLD) -> dict[str, Any]:
     """The experiment. Its arguments exist for a dry run on a small model; the stored result uses the defaults."""
     dev = torch.device(device)
     copy = copy_bandwidth(rounds=3)
@@ -274,14 +289,14 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
     prefill(model, cache, prompt)  # creates the cache tensors that pack() points at
     pk = fast.pack(model, cache)
     t0 = time.perf_counter()
-    tuning = tune(pk, wide, deep, split)
+    tuning = tune(pk, wide, deep, split, fold)
     configs = {s: tuple(t["best"]) for s, t in tuning.items()}
     positions = tune_positions(pk, prompt.shape[1])
-    in_step = {n: tune_in_step(pk, bufs, n, tuning, positions, split) for n in IN_STEP}
+    in_step = {n: tune_in_step(pk, bufs, n, tuning, positions, split, fold=fold) for n in IN_STEP}
     step_configs = {n: {s: tuple(c) for s, c in t["configs"].items()} for n, t in in_step.items()}
     tune_s = time.perf_counter() - t0
     step_cfg = {n: step_configs.get(CONFIGS_OF.get(n, n), configs) for n in fast.FUSED}
-    costs = launch_costs(pk, bufs, IN_STEP[-1], step_cfg[IN_STEP[-1]], positions)
+    costs = launch_costs(pk, bufs, COSTS_STEP, step_cfg[COSTS_STEP], positions)
 
     variants: dict[str, V.Variant] = {"eager_static": V.eager_static(model, cache, bufs)}
     errors: dict[str, str] = {}
