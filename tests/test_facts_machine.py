@@ -70,7 +70,10 @@ def test_launch_noise_is_read_per_figure(data):
     launch["eager_ms"].update(quiet=False, noise_pct=40.0)
     f = F.from_data(**data)
     assert f.launch_noisy_count == 1 and not f.launch_all_quiet and not f.eager_quiet and f.graph_quiet
-    assert f.eager_noise == 40.0
+    assert f.eager_noise == 40.0 and not f.launch_all_noisy
+    for t in (launch["graph_ms"], launch["host_enqueue_us"]):
+        t["quiet"] = False
+    assert F.from_data(**data).launch_all_noisy
     assert f.eager_samples == launch["eager_ms"]["n"]
 
 

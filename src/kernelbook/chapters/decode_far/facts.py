@@ -82,6 +82,31 @@ class Facts:
     last_kernels: int | None
     last_floor_share: float | None
     speedup: float | None  # the plain graph's time over the last step's
+    last_slower: bool  # the last change made the step slower than the one before it
+    last_prev_label: str  # the step before the last
+    last_prev_ms: float | None
+    last_cost_ms: float | None  # the last step's time less the one before it
+    last_is_best: bool  # the last step is the fastest that passed its check
+    has_best: bool  # some step passed its check
+    best_label: str  # the fastest step that passed its check
+    best_ms: float | None
+    best_floor_share: float | None
+    best_loop_ms: float | None
+    # attention folded into the output projection, timed alone (one launch per layer, 28 layers in one graph)
+    has_fold: bool
+    fold_us: float | None  # the folded kernel, µs per layer at its tuned config
+    fold_rows: int | None  # ... rows of W_o per program
+    pair_us: float | None  # attention and the output projection as two launches, each at its tuned config
+    fold_alone_slower: bool  # the fold lost already alone, before the step's overlap
+    # the rounds' noise criterion (bench.py): synchronised steps and back-to-back loops
+    rounds_quiet: bool  # every figure quiet: the rounds stopped on the criterion, not the cap
+    rounds_min: int
+    rounds_cap_s: float
+    rounds_bound_pct: float
+    step_noisy_count: int  # steps whose synchronised time stayed noisy at the cap
+    step_noise_high: float  # the largest such noise, percent
+    loop_all_quiet: bool  # every back-to-back loop quiet
+    loop_noise_high: float
     round_trip_ms: float | None  # the last step synchronised less back to back
     round_trip_shows: bool  # back to back is faster
     weight_gb: float
@@ -440,6 +465,16 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
     by = {x["name"]: x for x in rows}
     base, last = far.baseline(d), far.final(d)
     last_name = d["steps"][-1]
+    prev = by.get(last_name, {}).get("prev")
+    prev_s = s.get(prev) if prev else None
+    best = far.best_passed(d)
+    q = d["quiet"]
+    tun = d["tuning"]
+    fold = tun.get("attention_o")
+    pair = tun["attention"]["us"] + tun["o"]["us"]
+    figs = q["figures"]
+    step_noise = [f["step_ms"]["noise_pct"] for f in figs.values() if "step_ms" in f]
+    loop_noise = [f["loop_ms"]["noise_pct"] for f in figs.values() if "loop_ms" in f]
     missing = [n for n in (d["baseline"], *d["steps"]) if n not in s]
     g = far.goal(d, GOAL_MS)
     return Facts(
@@ -455,6 +490,20 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
         last_loop_ms=last and last["loop_ms"], last_kernels=last and last["kernels"],
         last_floor_share=last and last["floor_share"],
         speedup=base["step_ms"] / last["step_ms"] if base and last else None,
+        last_slower=bool(last and prev_s and last["step_ms"] > prev_s["step_ms"]),
+        last_prev_label=_strip(d["labels"].get(prev, "")) if prev else "", last_prev_ms=prev_s and prev_s["step_ms"],
+        last_cost_ms=last["step_ms"] - prev_s["step_ms"] if last and prev_s else None,
+        last_is_best=bool(last and best and best["name"] == last_name),
+        has_best=best is not None, best_label=_strip(d["labels"][best["name"]]) if best else "", best_ms=best and best["step_ms"],
+        best_floor_share=best and best["floor_share"], best_loop_ms=best and best["loop_ms"],
+        has_fold=fold is not None, fold_us=fold and fold["us"], fold_rows=fold and fold["best"][0],
+        pair_us=pair if fold else None, fold_alone_slower=bool(fold and fold["us"] > pair),
+        rounds_quiet=q["stopped"] == "quiet", rounds_min=q["min_rounds"], rounds_cap_s=q["cap_s"],
+        rounds_bound_pct=q["bound_pct"],
+        step_noisy_count=sum(not f["step_ms"]["quiet"] for f in figs.values() if "step_ms" in f),
+        step_noise_high=max(step_noise), loop_all_quiet=all(f["loop_ms"]["quiet"] for f in figs.values()
+                                                            if "loop_ms" in f),
+        loop_noise_high=max(loop_noise) if loop_noise else 0.0,
         round_trip_ms=last["step_ms"] - last["loop_ms"] if last and last["loop_ms"] is not None else None,
         round_trip_shows=bool(last and last["loop_ms"] is not None and last["step_ms"] > last["loop_ms"]),
         weight_gb=d["weight_bytes"] / 1e9, copy_gbps=d["copy"]["gbps"], copy_gib=d["copy"]["bytes_moved"] / 2 / 2**30,

@@ -78,6 +78,7 @@ class Facts:
     host_noise: float
     launch_noisy_count: int  # of the three launch figures, those still noisy at the cap
     launch_all_quiet: bool  # ... none
+    launch_all_noisy: bool  # ... all three
     eager_us: float  # GPU wall time per launch, launched one by one from Python (CUDA events)
     graph_us: float  # per kernel, replayed from one CUDA graph
     launch_speedup: float
@@ -135,7 +136,7 @@ def from_data(ceilings: dict[str, Any], laptop: dict[str, Any], eager_bytes: dic
         graph_quiet=launch["graph_ms"]["quiet"], host_quiet=host["quiet"],
         eager_noise=launch["eager_ms"]["noise_pct"], graph_noise=launch["graph_ms"]["noise_pct"],
         host_noise=host["noise_pct"], launch_noisy_count=sum(not t["quiet"] for t in loops),
-        launch_all_quiet=all(t["quiet"] for t in loops),
+        launch_all_quiet=all(t["quiet"] for t in loops), launch_all_noisy=not any(t["quiet"] for t in loops),
         eager_us=launch["eager_us_per_launch"], graph_us=launch["graph_us_per_launch"],
         launch_speedup=launch["speedup"], host_us=host["median"], host_us_low=low, host_us_high=high,
         laptop_host_us=laptop["launch_host_us"], laptop_graph_low=laptop["graph_speedup_low"],
