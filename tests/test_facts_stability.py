@@ -40,6 +40,13 @@ def _time(d, op, key):
     return next(v for v in d["versions"] if (v["op"], v["key"]) == (op, key))["time"]
 
 
+def _fixed(t):
+    """A timing summary as a fixed-count timer stores it: no noise criterion, so its range is its spread."""
+    for k in ("noise_pct", "bound_pct", "quiet", "stopped", "elapsed_s"):
+        t.pop(k, None)
+    return t
+
+
 def _scale(x, k):
     for field in ("median", "min", "max"):
         x[field] *= k
@@ -54,13 +61,15 @@ def test_the_fixture_reads_as_stored(runs):
     copy_ = c["bandwidth"]["copy"]
     assert _fig(f, "copy").median == pytest.approx(copy_["bytes_moved"] / copy_["median"] / 1e9)
     assert _fig(f, "launch_eager").median == pytest.approx(c["launch"]["eager_ms"]["median"] * 1e3 / 1000)
-    assert _fig(f, "launch_speedup").within == pytest.approx(
-        (c["launch"]["eager_ms"]["max"] / c["launch"]["graph_ms"]["min"]
-         - c["launch"]["eager_ms"]["min"] / c["launch"]["graph_ms"]["max"])
-        / (c["launch"]["eager_ms"]["median"] / c["launch"]["graph_ms"]["median"]))
+    e, g_ = c["launch"]["eager_ms"], c["launch"]["graph_ms"]
+    if e["noise_pct"] is not None and g_["noise_pct"] is not None:  # timed until quiet: twice the noises in quadrature
+        want = 2 * (e["noise_pct"] ** 2 + g_["noise_pct"] ** 2) ** 0.5 / 100
+    else:  # the extreme ratio each way
+        want = (e["max"] / g_["min"] - e["min"] / g_["max"]) / (e["median"] / g_["median"])
+    assert _fig(f, "launch_speedup").within == pytest.approx(want)
     t = _time(runs["fusing_by_hand.versions"][0].data, "swiglu", "compiled")
     g = _fig(f, "fusion_swiglu_compiled")
-    assert g.median == t["median"] and g.within == pytest.approx((t["max"] - t["min"]) / t["median"])
+    assert g.median == t["median"] and g.within == pytest.approx(2 * t["noise_pct"] / 100)
     for x in f.figures:
         assert x.current_runs == 1 and x.current_range is None and x.earlier_runs == 0 and x.earlier_low is None
         assert x.firmness == F.firmness([F.SPECS[f.figures.index(x)].read(runs[x.experiment][0].data)])
@@ -109,7 +118,7 @@ def test_every_experiment_with_two_current_runs_has_none_with_one(runs):
 
 
 def test_the_noisy_verdict_follows_the_rounds(runs):
-    t = _time(runs["fusing_by_hand.versions"][0].data, "add_rmsnorm", "triton")
+    t = _fixed(_time(runs["fusing_by_hand.versions"][0].data, "add_rmsnorm", "triton"))
     t["min"], t["max"] = t["median"] * 0.99, t["median"] * 1.009
     f = F.from_data(runs, "H200")
     assert _fig(f, "fusion_add_rmsnorm_triton").firmness == "steady in one run"
@@ -122,7 +131,7 @@ def test_the_noisy_verdict_follows_the_rounds(runs):
 @pytest.mark.parametrize("k, spread, moved", [(1.03, 0.01, True), (1.015, 0.01, False), (1.03, 0.04, False)])
 def test_an_earlier_run_moved_only_beyond_the_threshold_and_the_spreads(runs, k, spread, moved):
     def set_(d, k=1.0):
-        t = _time(d, "swiglu", "triton")
+        t = _fixed(_time(d, "swiglu", "triton"))
         t["median"] *= k
         t["min"], t["max"] = t["median"] * (1 - spread / 2), t["median"] * (1 + spread / 2)
     set_(runs["fusing_by_hand.versions"][0].data)
@@ -134,6 +143,18 @@ def test_an_earlier_run_moved_only_beyond_the_threshold_and_the_spreads(runs, k,
     assert g.firmness == ("noisy" if spread > F.FIRM else "steady in one run")  # the earlier run never decides
     assert (g.label in f.moved_steady_labels) is (moved and g.firmness == "steady in one run")
     assert f.any_earlier and f.earlier_runs == 1 and f.earlier_experiments == 1 and f.earlier_first == "2000-01-01"
+
+
+def test_a_figure_timed_until_quiet_is_noisy_only_when_it_stopped_noisy(runs):
+    t = _time(runs["fusing_by_hand.versions"][0].data, "add_rmsnorm", "triton")
+    t.update(noise_pct=0.3, quiet=True, min=t["median"] * 0.5, max=t["median"] * 2)  # wild range, quiet samples
+    g = _fig(F.from_data(runs, "H200"), "fusion_add_rmsnorm_triton")
+    assert g.firmness == "steady in one run" and g.within == pytest.approx(0.006)
+    t.update(noise_pct=5.0, quiet=False)
+    f = F.from_data(runs, "H200")
+    assert _fig(f, "fusion_add_rmsnorm_triton").firmness == "noisy" and f.any_noisy
+    assert F.firmness([F.Sample(1.0, noise=0.001, quiet=True), F.Sample(1.05, noise=0.001, quiet=True)]) == "unsettled"
+    assert F.firmness([F.Sample(1.0, noise=0.03, quiet=True), F.Sample(1.05, noise=0.03, quiet=True)]) == "firm"
 
 
 def test_old_speed_of_light_labels_read_as_todays_keys(runs):

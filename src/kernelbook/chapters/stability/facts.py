@@ -6,10 +6,13 @@ Runs of the current code (page.fresh_runs) decide a figure's firmness. Runs of e
 the same folder: the same measurement before files moved, under other code hashes, on other days) are context and
 are kept apart. Some of those store their data under older keys; OLD_KEYS maps them to today's.
 
-A figure's firmness, from the runs of the current code (FIRM is the one threshold):
+A figure's within-run spread is twice its noise where its timer stopped on the noise criterion (bench.py), else
+its rounds' fastest to slowest over the median. Its firmness, from the runs of the current code (FIRM is the one
+threshold):
   unsettled  two or more runs disagree by more than FIRM of the newest median and by more than the widest
              within-run spread among them
-  noisy      otherwise, a run's rounds spread by more than FIRM of its median
+  noisy      otherwise, a run's timing stayed noisy at its cap (bench.py); for a timer without the criterion,
+             its rounds spread by more than FIRM of its median
   firm       otherwise, with two runs or more
   steady in one run   otherwise, with one run: the run-to-run range awaits a second run
   no rounds stored    one run that keeps a single value or a median without its fastest round
@@ -24,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kernelbook import page, paths, store
+from kernelbook import bench, page, paths, store
 from kernelbook.chapters.decode_far import report as far
 from kernelbook.chapters.fusing_by_hand.facts import LABELS as FUSION_LABELS
 from kernelbook.chapters.speed_of_light.facts import BIG_BYTES, OURS
@@ -51,7 +54,7 @@ LABELS = {  # headline figures' keys -> how the table and the figure name them
     "fusion_speedup": "add + RMSNorm: Triton's speedup over eager",
     "decode_eager": "decode step: eager, default cache", "decode_graph": "decode step: CUDA graph by hand",
     "decode_ro": "decode step: torch.compile reduce-overhead", "decode_ma": "decode step: torch.compile max-autotune",
-    "far_last": "hand-built decode step, last change", "far_share": "... its share of the bandwidth floor",
+    "far_last": "hand-built decode step, fastest checked", "far_share": "... its share of the bandwidth floor",
     "sol_add": "add + RMSNorm: ours' lowest share of the copy",
     "sol_swiglu": "SwiGLU: ours' lowest share of the copy",
     "compile_norm": "compile time: add + RMSNorm, cold cache",
@@ -63,13 +66,21 @@ Firmness = Literal["firm", "steady in one run", "noisy", "unsettled", "no rounds
 
 @dataclass(frozen=True)
 class Sample:
-    """One run's value of a figure: the median and, where the run stored its rounds, their fastest and slowest."""
+    """One run's value of a figure: the median and, where the run stored its rounds, their fastest and slowest; where
+    its timer stopped on the noise criterion (bench.py), its noise (standard deviation over mean) and whether it was
+    quiet."""
     median: float
     low: float | None = None
     high: float | None = None
+    noise: float | None = None  # a fraction: 0.005 is bench.py's bound
+    quiet: bool | None = None
 
     @property
     def spread(self) -> float | None:
+        """How far the figure moved within its run: twice its noise where recorded (about the band that holds 95%
+        of its samples: a range over a hundred samples or more grows with their number), else fastest to slowest."""
+        if self.noise is not None:
+            return 2 * self.noise
         return None if self.low is None or self.high is None else (self.high - self.low) / self.median
 
 
@@ -97,8 +108,13 @@ def run_of(res: store.Result, current: bool) -> Run:
 # ---- reading one run's value of each figure ---------------------------------------------------------------------
 
 def _t(x: dict[str, Any], k: float = 1.0) -> Sample:
-    """A stored timing summary (median, min, max) times k."""
-    return Sample(x["median"] * k, x["min"] * k, x["max"] * k)
+    """A stored timing summary (median, min, max, and its noise where recorded) times k."""
+    noise = x.get("noise_pct")
+    return Sample(x["median"] * k, x["min"] * k, x["max"] * k, None if noise is None else noise / 100, x.get("quiet"))
+
+
+def _both(a: bool | None, b: bool | None) -> bool | None:
+    return None if a is None or b is None else a and b
 
 
 def _rounds(values: list[float]) -> Sample:
@@ -106,15 +122,17 @@ def _rounds(values: list[float]) -> Sample:
 
 
 def _over(k: float, s: Sample) -> Sample:
-    """k / s: a rate from a time (its slowest round gives the lowest rate)."""
-    return Sample(k / s.median, None if s.high is None else k / s.high, None if s.low is None else k / s.low)
+    """k / s: a rate from a time (its slowest round gives the lowest rate; the same relative noise)."""
+    return Sample(k / s.median, None if s.high is None else k / s.high, None if s.low is None else k / s.low,
+                  s.noise, s.quiet)
 
 
 def _ratio(a: Sample, b: Sample) -> Sample:
     """a / b, its range from the extreme rounds of each: a's fastest over b's slowest, and the other way round."""
     lo = None if a.low is None or b.high is None else a.low / b.high
     hi = None if a.high is None or b.low is None else a.high / b.low
-    return Sample(a.median / b.median, lo, hi)
+    noise = None if a.noise is None or b.noise is None else (a.noise ** 2 + b.noise ** 2) ** 0.5  # independent
+    return Sample(a.median / b.median, lo, hi, noise, _both(a.quiet, b.quiet))
 
 
 def _versions(shape: dict[str, Any]) -> dict[str, Any]:
@@ -132,13 +150,24 @@ def _fusion(op: str, key: str) -> Callable[[dict[str, Any]], Sample]:
     return lambda d: _t(next(v for v in d["versions"] if (v["op"], v["key"]) == (op, key))["time"])
 
 
+def _noted(s: Sample, d: dict[str, Any], name: str) -> Sample:
+    """s with the noise the decode rounds recorded for variant `name`'s step, where they did."""
+    q = d.get("quiet", {}).get("figures", {}).get(name, {}).get("step_ms")
+    if not q or q["noise_pct"] is None:
+        return s
+    return Sample(s.median, s.low, s.high, q["noise_pct"] / 100, q["quiet"])
+
+
 def _decode(name: str) -> Callable[[dict[str, Any]], Sample]:
-    return lambda d: _rounds([r["variants"][name]["step_ms"] for r in d["rounds"] if name in r["variants"]])
+    return lambda d: _noted(_rounds([r["variants"][name]["step_ms"] for r in d["rounds"] if name in r["variants"]]),
+                            d, name)
 
 
 def _far_last(d: dict[str, Any]) -> Sample:
-    s = far.step_summary(d, d["steps"][-1])
-    return Sample(s["step_ms"], s["step_min_ms"], s["step_max_ms"])
+    """The hand-built step's fastest checked rung (a later rung may be a lever that cost time)."""
+    b = far.best_passed(d)
+    s = far.step_summary(d, b["name"])
+    return _noted(Sample(s["step_ms"], s["step_min_ms"], s["step_max_ms"]), d, b["name"])
 
 
 def _launch(d: dict[str, Any], key: str) -> Sample:
@@ -270,6 +299,8 @@ class Retuned:
 class Facts:
     gpu: str
     firm: float  # FIRM
+    bound_pct: float  # bench.py's noise criterion, for the figures timed until quiet
+    min_samples: int
     tracks: float  # TRACKS
     host_share: float  # HOST_SHARE
     # the runs
@@ -364,8 +395,9 @@ def firmness(current: list[Sample]) -> Firmness:
         rng = (max(s.median for s in current) - min(s.median for s in current)) / newest
         if rng > FIRM and rng > max(known, default=0.0):
             return "unsettled"
-    if known and max(known) > FIRM:
-        return "noisy"
+    if any(s.quiet is False for s in current) or any(x > FIRM for s, x in zip(current, spreads, strict=True)
+                                                      if x is not None and s.quiet is None):
+        return "noisy"  # still noisy at its cap (bench.py), or, for a timer without the criterion, spread past FIRM
     if len(current) > 1:
         return "firm"
     return "no rounds stored" if not known else "steady in one run"
@@ -470,6 +502,8 @@ def _picks(codegen: list[Run], ladder: list[Run]) -> dict[str, Any]:
     picks = tuple(Picks(r.started, r.current, tuple(r.data["mlp_1token_max_autotune"]["summary"]["kernel_names"]),
                         r.data["mlp_1token_max_autotune"]["seconds"]) for r in codegen)
     tuned = [{site: tuple(t["best"]) for site, t in r.data["tuning"].items()} for r in ladder]
+    common = set.intersection(*(set(t) for t in tuned))  # a site a later run added has nothing to compare with
+    tuned = [{site: c for site, c in t.items() if site in common} for t in tuned]
     steps = dict.fromkeys(step for r in ladder for step in r.data["in_step"])
     retuned = []
     for step in steps:
@@ -497,7 +531,8 @@ def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
     moved = [f for f in figs if f.moved_before]
     steady = _labels(figs, "steady in one run")
     return Facts(
-        gpu=gpu, firm=FIRM, tracks=TRACKS, host_share=HOST_SHARE,
+        gpu=gpu, firm=FIRM, bound_pct=bench.BOUND_PCT, min_samples=bench.MIN_SAMPLES, tracks=TRACKS,
+        host_share=HOST_SHARE,
         experiments=len(EXPERIMENTS),
         stored=tuple(Stored(n, tuple(r for r in runs[n] if r.current), tuple(r for r in runs[n] if not r.current))
                      for n in EXPERIMENTS),
