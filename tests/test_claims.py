@@ -50,6 +50,7 @@ def test_each_row_is_judged_on_the_stored_results(row, monkeypatch):
     monkeypatch.delenv("KERNELBOOK_RESULTS", raising=False)
     j = ledger.judge(row, "nvidia-h200")
     allowed = VERDICTS_OF[row.kind] | ({V.NOT_APPLICABLE} if row.applies else set())
+    allowed |= {V.VARIES} if row.kind in ("figure", "relation", "exact") else set()  # runs that disagree
     assert j.verdict in allowed, f"{row.id}: {j.verdict}"
     if row.kind in ("figure", "relation", "exact"):
         assert j.runs >= 1 and j.figure and j.figure != "—"
