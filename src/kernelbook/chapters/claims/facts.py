@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kernelbook import page, paths
+from kernelbook import bench, page, paths
 from kernelbook.chapters.fusing_by_hand.facts import LABELS as VERSION_LABELS
 from kernelbook.decode import report
 
@@ -61,6 +61,8 @@ class Facts:
     band_bytes: float
     band_ratio: float
     band_time: float
+    bound_pct: float  # bench.py's noise criterion: the noise a quiet timing may keep, percent ...
+    min_samples: int  # ... over at least this many samples
     laptop_dram_gbps: float  # what the article's floor divides by: a memory read it measured, not a copy
     # the ledger on this machine: how many rows, and how many of them got each verdict
     rows: int
@@ -199,6 +201,7 @@ def from_data(runs: ledger.Runs, laptop: Data, gpu: str, sm_count: int, machine:
         gpu=gpu, sm_count=sm_count, copy_tbps=mc["bandwidth"]["copy"]["gbps"] / 1e3,
         matmul_tflops=mc["matmul"]["tflops"],
         band_count=COUNT.share, band_bytes=BYTES.share, band_ratio=RATIO.share, band_time=TIME.share,
+        bound_pct=bench.BOUND_PCT, min_samples=bench.MIN_SAMPLES,
         laptop_dram_gbps=laptop["decode.six_ways"]["dram_gbps"],
         rows=len(judged), tested=sum(j.row.kind in ("figure", "relation", "exact") for j in judged),
         reproduced=count(judged, REPRODUCED), other_size=count(judged, OTHER_SIZE),
