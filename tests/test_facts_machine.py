@@ -89,3 +89,14 @@ def test_host_bound_when_enqueueing_takes_longer_than_a_graph_kernel(data):
 def test_graph_speedup_against_the_laptops_range(data, speedup, verdict):
     data["ceilings"]["launch"]["speedup"] = speedup
     assert F.from_data(**data).graph_versus_laptop == verdict
+
+
+def test_ceiling_noise_is_read_per_figure(data):
+    bw, mm = data["ceilings"]["bandwidth"], data["ceilings"]["matmul"]
+    for t in (bw["read"], bw["write"], mm):
+        t["quiet"] = True
+    f = F.from_data(**data)
+    assert f.bw_quiet and f.matmul_quiet and f.matmul_noise == mm["noise_pct"]
+    bw["write"]["quiet"], mm["quiet"] = False, False
+    f = F.from_data(**data)
+    assert not f.bw_quiet and not f.matmul_quiet and f.max_samples >= f.min_samples

@@ -42,7 +42,11 @@ class Facts:
     # bandwidth and matmul
     copy_gib: float  # the copied tensor's size
     copy_over_l2: float | None  # ... in L2s
-    rounds: int  # do_bench rounds behind each ceiling
+    rounds: int  # do_bench rounds behind the copy (a fixed count; the other ceilings are sampled until quiet)
+    bw_quiet: bool  # the read-only and write-only passes both quiet
+    matmul_samples: int  # do_bench medians behind the matmul rate, sampled until quiet or the cap
+    matmul_quiet: bool
+    matmul_noise: float  # relative standard deviation of its samples, percent
     copy_gbps: float  # bytes read plus bytes written, over the time
     copy_tbps: float
     matmul_n: int  # the product is n × n × n
@@ -70,6 +74,7 @@ class Facts:
     bound_pct: float  # the noise a quiet figure may keep, percent
     min_samples: int  # bench.py's criterion: at least this many samples ...
     cap_s: float  # ... within this many seconds
+    max_samples: int  # ... or until this many samples
     eager_quiet: bool
     graph_quiet: bool
     host_quiet: bool
@@ -121,7 +126,9 @@ def from_data(ceilings: dict[str, Any], laptop: dict[str, Any], eager_bytes: dic
     return Facts(
         gpu=gpu, sm_count=sm_count, l2_known=l2_bytes is not None, l2_mib=l2_bytes / MIB if l2_bytes else None,
         copy_gib=bw["bytes"] / GIB, copy_over_l2=bw["bytes"] / l2_bytes if l2_bytes else None,
-        rounds=bw["copy"]["n"], copy_gbps=bw["copy"]["gbps"], copy_tbps=bw["copy"]["gbps"] / 1e3,
+        rounds=bw["copy"]["n"], bw_quiet=bw["read"]["quiet"] and bw["write"]["quiet"],
+        matmul_samples=mm["rounds"] if "rounds" in mm else mm["n_rounds"], matmul_quiet=mm["quiet"],
+        matmul_noise=mm["noise_pct"], copy_gbps=bw["copy"]["gbps"], copy_tbps=bw["copy"]["gbps"] / 1e3,
         matmul_n=round((mm["flop"] / 2) ** (1 / 3)), matmul_tflops=mm["tflops"], ridge=ridge,
         laptop_copy_gbps=laptop["copy_gbps"], laptop_dram_gbps=laptop["dram_gbps"],
         laptop_tflops=laptop["bf16_tflops"], laptop_ridge_published=laptop["ridge_flop_per_byte"],
@@ -132,7 +139,8 @@ def from_data(ceilings: dict[str, Any], laptop: dict[str, Any], eager_bytes: dic
         swiglu_far_below_ridge=ridge / si["fused_flop_per_byte"] >= FAR_BELOW,
         launches=launch["launches"], eager_samples=launch["eager_ms"]["n"],
         graph_samples=launch["graph_ms"]["n"], host_samples=host["n"], bound_pct=host["bound_pct"],
-        min_samples=bench.MIN_SAMPLES, cap_s=bench.CAP_S, eager_quiet=launch["eager_ms"]["quiet"],
+        min_samples=bench.MIN_SAMPLES, cap_s=bench.CAP_S, max_samples=bench.MAX_SAMPLES,
+        eager_quiet=launch["eager_ms"]["quiet"],
         graph_quiet=launch["graph_ms"]["quiet"], host_quiet=host["quiet"],
         eager_noise=launch["eager_ms"]["noise_pct"], graph_noise=launch["graph_ms"]["noise_pct"],
         host_noise=host["noise_pct"], launch_noisy_count=sum(not t["quiet"] for t in loops),
