@@ -135,3 +135,13 @@ def test_noise_marks_follow_each_versions_rounds(data):
     assert f.noisiest_label == F.LABELS[("swiglu", "compiled")] and f.noisiest_pct == 18.0
     assert f.compiled_swiglu_noise == 18.0 and f.triton_noise_high == 0.4
     assert (f.min_rounds, f.cap_s) == (data["versions"]["min_rounds"], data["versions"]["cap_s"])
+
+
+def test_compiled_noisiest_only_when_both_compiled_versions_are_noisier_than_the_rest(data):
+    for v in data["versions"]["versions"]:
+        v["time"].update(quiet=False, noise_pct=1.0)
+    for op in ("add_rmsnorm", "swiglu"):
+        _version(data, op, "compiled")["time"].update(noise_pct=10.0)
+    assert F.from_data(**data).compiled_noisiest
+    _version(data, "add_rmsnorm", "triton")["time"].update(noise_pct=12.0)
+    assert not F.from_data(**data).compiled_noisiest

@@ -48,6 +48,7 @@ class Facts:
     compiled_norm_noise: float  # their noise, percent
     compiled_swiglu_noise: float
     triton_noise_high: float  # the hand-written kernels' larger noise, percent
+    compiled_noisiest: bool  # both torch.compile versions noisier than every other version
     # fusion's gain
     norm_eager_ms: float
     norm_triton_ms: float
@@ -145,6 +146,8 @@ def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versio
         compiled_quiet=all(v[(op, "compiled")]["time"]["quiet"] for op in ("add_rmsnorm", "swiglu")),
         compiled_norm_noise=noise[("add_rmsnorm", "compiled")], compiled_swiglu_noise=noise[("swiglu", "compiled")],
         triton_noise_high=max(noise[(op, "triton")] for op in ("add_rmsnorm", "swiglu")),
+        compiled_noisiest=min(noise[(op, "compiled")] for op in ("add_rmsnorm", "swiglu"))
+        > max(x for k, x in noise.items() if k[1] != "compiled"),
         norm_eager_ms=ms[("add_rmsnorm", "eager")], norm_triton_ms=ms[("add_rmsnorm", "triton")],
         norm_speedup=v[("add_rmsnorm", "triton")]["speedup"],
         norm_fused_faster=v[("add_rmsnorm", "triton")]["speedup"] > 1,
