@@ -287,3 +287,12 @@ def test_the_pages_words_for_the_articles_claims_are_the_ledgers(fixture_results
     assert f.static_slower_verdict == ledger.verdict_of("static-slower")
     assert f.ma_beats_ro_verdict == ledger.verdict_of("ma-beats-ro")
     assert f.static_slower_verdict != "not measured"
+
+
+def test_warm_compiles_that_print_alike_are_one_figure(data):
+    modes = data["compile_warm"]["warm"]["modes"]
+    for m in modes.values():
+        m["compile_s"] = 5.71
+    assert F.from_data(**data).warm_one_figure
+    next(iter(modes.values()))["compile_s"] = 6.2
+    assert not F.from_data(**data).warm_one_figure

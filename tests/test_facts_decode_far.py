@@ -341,3 +341,17 @@ def test_no_best_step_when_none_passed(data):
         c["passed"] = False
     f = _facts(data)
     assert not f.has_best and f.best_ms is None
+
+
+def test_a_slower_last_step_is_read_round_by_round(data):
+    d = data["far_data"]
+    last, before = d["steps"][-1], d["steps"][-2]
+    for i, r in enumerate(d["rounds"]):
+        r["variants"][last]["step_ms"] = r["variants"][before]["step_ms"] * (1.1 if i else 0.95)
+    f = _facts(data)
+    if len(d["rounds"]) > 2:
+        assert f.last_slower and not f.last_slower_every_round
+    for r in d["rounds"]:
+        r["variants"][last]["step_ms"] = r["variants"][before]["step_ms"] * 1.1
+    f = _facts(data)
+    assert f.last_slower and f.last_slower_every_round and f.last_is_fold == (last == "attention_o")

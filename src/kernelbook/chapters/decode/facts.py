@@ -241,6 +241,7 @@ class Facts:
     cold_high_s: float
     warm_low_s: float
     warm_high_s: float
+    warm_one_figure: bool  # the warm compiles all print as one figure (to 0.1 s)
     laptop_cold_low_s: float
     laptop_cold_high_s: float
     laptop_warm_low_s: float
@@ -434,6 +435,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         laptop_op_count=lex["op_count"],
         warm_modes=tuple(k.removeprefix("compile_").replace("_", "-") for k in compile_warm["cold"]["modes"]),
         cold_low_s=min(cold), cold_high_s=max(cold), warm_low_s=min(warm), warm_high_s=max(warm),
+        warm_one_figure=round(min(warm), 1) == round(max(warm), 1),
         laptop_cold_low_s=laptop_compile_warm["cold_s_low"], laptop_cold_high_s=laptop_compile_warm["cold_s_high"],
         laptop_warm_low_s=laptop_compile_warm["warm_s_low"], laptop_warm_high_s=laptop_compile_warm["warm_s_high"],
     )

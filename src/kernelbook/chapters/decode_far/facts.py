@@ -82,7 +82,9 @@ class Facts:
     last_kernels: int | None
     last_floor_share: float | None
     speedup: float | None  # the plain graph's time over the last step's
-    last_slower: bool  # the last change made the step slower than the one before it
+    last_slower: bool  # the last change made the step slower than the one before it (medians)
+    last_slower_every_round: bool  # ... in every round that timed both
+    last_is_fold: bool  # the last step is attention folded into the output projection
     last_prev_label: str  # the step before the last
     last_prev_ms: float | None
     last_cost_ms: float | None  # the last step's time less the one before it
@@ -491,6 +493,10 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
         last_floor_share=last and last["floor_share"],
         speedup=base["step_ms"] / last["step_ms"] if base and last else None,
         last_slower=bool(last and prev_s and last["step_ms"] > prev_s["step_ms"]),
+        last_slower_every_round=bool(last and prev_s) and all(
+            r["variants"][last_name]["step_ms"] > r["variants"][prev]["step_ms"] for r in d["rounds"]
+            if last_name in r["variants"] and prev in r["variants"]),
+        last_is_fold=last_name == "attention_o",
         last_prev_label=_strip(d["labels"].get(prev, "")) if prev else "", last_prev_ms=prev_s and prev_s["step_ms"],
         last_cost_ms=last["step_ms"] - prev_s["step_ms"] if last and prev_s else None,
         last_is_best=bool(last and best and best["name"] == last_name),
