@@ -106,31 +106,40 @@ def test_free_running_table(data):
     assert rows["compile_default"]["same"] >= div
 
 
-def test_profiles_come_after_every_timing_round(monkeypatch):
-    """torch.profiler leaves CUPTI attached: no round may be timed after a profile except the one meant to show
-    its cost (after_profiler), and every variant gets one profile."""
+class _Dec:
+    """A decoder that does nothing: the stubbed timers below stand in for its steps."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def start(self, prompt):
+        pass
+
+    def advance(self):
+        pass
+
+
+def _stub_rounds(monkeypatch, time_steps, on_trace=lambda: None):
+    """decode.rounds with its timers, profiler and nvidia-smi replaced: time_steps(dec) gives a round's figures."""
     from kernelbook.decode import rounds as measure
 
-    log: list[tuple[str, str]] = []
-
-    class Dec:
-        def __init__(self, name):
-            self.name = name
-
-        def start(self, prompt):
-            pass
-
-        def advance(self):
-            pass
-
     monkeypatch.setattr(measure, "smi", lambda: {})
-    monkeypatch.setattr(measure, "time_steps", lambda dec: log.append(("time", dec.name)) or {"step_ms": 1.0})
-    monkeypatch.setattr(measure, "trace", lambda fn, calls, warmup: log.append(("profile", "")) or {})
+    monkeypatch.setattr(measure, "time_steps", time_steps)
+    monkeypatch.setattr(measure, "trace", lambda fn, calls, warmup: on_trace() or {})
     monkeypatch.setattr(measure, "split_calls", lambda tr: [{"start": 0.0, "end": 1.0, "launches": [], "gpu": []}])
     monkeypatch.setattr(measure, "kernel_summary", lambda calls: {"per_call": 3, "launches": 1, "busy_us": 5.0,
                                                                   "cpu_us": 9.0, "span_us": 6.0, "kernels": []})
+    return measure
+
+
+def test_profiles_come_after_every_timing_round(monkeypatch):
+    """torch.profiler leaves CUPTI attached: no round may be timed after a profile except the one meant to show
+    its cost (after_profiler), and every variant gets one profile."""
+    log: list[tuple[str, str]] = []
+    measure = _stub_rounds(monkeypatch, lambda dec: log.append(("time", dec.name)) or {"step_ms": 1.0},
+                           lambda: log.append(("profile", "")))
     names = ["a", "b", "c"]
-    out = measure.timed_then_profiled({n: Dec(n) for n in names}, None, names, min_rounds=2,
+    out = measure.timed_then_profiled({n: _Dec(n) for n in names}, None, names, min_rounds=2,
                                       extra=lambda dec: {"loop_ms": 0.5})
     kinds = [k for k, _ in log]
     first_profile = kinds.index("profile")
@@ -154,30 +163,12 @@ def test_after_profiler_against_the_rounds(data):
 def test_rounds_go_on_while_a_variant_is_noisy(monkeypatch):
     """The decode rounds stop on bench.py's noise criterion: a quiet variant alone would stop at the minimum, a
     noisy one keeps every variant timed until the cap, and is stored as not quiet."""
-    from kernelbook.decode import rounds as measure
-
     times = {"calm": itertools.repeat(1.0), "rough": itertools.cycle([1.0, 1.3])}
-
-    class Dec:
-        def __init__(self, name):
-            self.name = name
-
-        def start(self, prompt):
-            pass
-
-        def advance(self):
-            pass
-
-    monkeypatch.setattr(measure, "smi", lambda: {})
-    monkeypatch.setattr(measure, "time_steps", lambda dec: {"step_ms": next(times[dec.name])})
-    monkeypatch.setattr(measure, "trace", lambda fn, calls, warmup: {})
-    monkeypatch.setattr(measure, "split_calls", lambda tr: [{"start": 0.0, "end": 1.0, "launches": [], "gpu": []}])
-    monkeypatch.setattr(measure, "kernel_summary", lambda calls: {"per_call": 3, "launches": 1, "busy_us": 5.0,
-                                                                  "cpu_us": 9.0, "span_us": 6.0, "kernels": []})
-    quiet = measure.timed_then_profiled({"calm": Dec("calm")}, None, ["calm"], min_rounds=3, cap_s=1e9)
+    measure = _stub_rounds(monkeypatch, lambda dec: {"step_ms": next(times[dec.name])})
+    quiet = measure.timed_then_profiled({"calm": _Dec("calm")}, None, ["calm"], min_rounds=3, cap_s=1e9)
     assert len(quiet["rounds"]) == 3 and quiet["quiet"]["stopped"] == "quiet"
     assert quiet["quiet"]["figures"]["calm"]["step_ms"]["quiet"]
-    both = measure.timed_then_profiled({n: Dec(n) for n in times}, None, list(times), min_rounds=3, cap_s=0.0)
+    both = measure.timed_then_profiled({n: _Dec(n) for n in times}, None, list(times), min_rounds=3, cap_s=0.0)
     assert both["quiet"]["stopped"] == "cap" and len(both["rounds"]) == 3
     assert not both["quiet"]["figures"]["rough"]["step_ms"]["quiet"]
     assert both["quiet"]["figures"]["calm"]["step_ms"]["quiet"]
