@@ -17,6 +17,7 @@ from kernelbook import bench, page
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
 GIB, MIB = 1 << 30, 1 << 20
 # "far below the ridge": the claims ledger's test of the article's "about a hundred times below" (claim `ridge`)
+MIDDLE = 0.8  # the host's range is the middle share of its samples, which a few slow outliers do not widen
 FAR_BELOW = 50  # a kernel this many times below the ridge or more is 'far below' it, on every page that says so
 LABELS = {  # data keys -> how the tables name them
     "copy": "copy, read + write (GB/s)",
@@ -88,22 +89,24 @@ class Facts:
     graph_us: float  # per kernel, replayed from one CUDA graph
     launch_speedup: float
     host_us: float  # host time to enqueue one launch, median over its samples
-    host_us_low: float  # ... the middle 80% of them: 10th and 90th percentile
+    host_us_low: float  # ... the ends of the middle MIDDLE of them
     host_us_high: float
+    host_middle: float  # MIDDLE
     laptop_host_us: float
     laptop_graph_low: float  # the article's graph speedup, a range
     laptop_graph_high: float
-    host_versus_laptop: HostVersus  # "similar": the laptop's figure lies in the middle 80% of this machine's samples
+    host_versus_laptop: HostVersus  # "similar": the laptop's figure lies in the middle of this machine's samples
     host_bound: bool  # Python takes longer to enqueue a launch than the GPU takes to run one from a graph
     graph_versus_laptop: GraphVersus  # the graph speedup against the laptop's range
 
 
 def _middle(values: list[float]) -> tuple[float, float]:
-    """The 10th and 90th percentile of the samples: their middle 80%, which a few slow outliers do not widen."""
+    """The ends of the middle MIDDLE of the samples (0.8: the 10th and 90th percentile)."""
     if len(values) < 2:
         return values[0], values[0]
-    deciles = statistics.quantiles(values, n=10, method="inclusive")
-    return deciles[0], deciles[-1]
+    cuts = statistics.quantiles(values, n=100, method="inclusive")  # the 1st .. 99th percentile
+    tail = round(100 * (1 - MIDDLE) / 2)
+    return cuts[tail - 1], cuts[-tail]
 
 
 def _host_versus(low: float, high: float, laptop: float) -> HostVersus:
@@ -146,7 +149,7 @@ def from_data(ceilings: dict[str, Any], laptop: dict[str, Any], eager_bytes: dic
         host_noise=host["noise_pct"], launch_noisy_count=sum(not t["quiet"] for t in loops),
         launch_all_quiet=all(t["quiet"] for t in loops), launch_all_noisy=not any(t["quiet"] for t in loops),
         eager_us=launch["eager_us_per_launch"], graph_us=launch["graph_us_per_launch"],
-        launch_speedup=launch["speedup"], host_us=host["median"], host_us_low=low, host_us_high=high,
+        launch_speedup=launch["speedup"], host_us=host["median"], host_us_low=low, host_us_high=high, host_middle=MIDDLE,
         laptop_host_us=laptop["launch_host_us"], laptop_graph_low=laptop["graph_speedup_low"],
         laptop_graph_high=laptop["graph_speedup_high"],
         host_versus_laptop=_host_versus(low, high, laptop["launch_host_us"]),
