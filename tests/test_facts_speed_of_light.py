@@ -110,7 +110,9 @@ def test_the_fixture_reads_as_stored(data):
     assert (f.add_big, f.add_share_low, f.add_share_high) == (8, min(shares), max(shares))
     assert f.add_rivals == ("torch.compile", "Liger-Kernel", "F.rms_norm") and f.big_mib == 64
     assert f.add_goal_met and f.add_met == 8 and f.add_y_max_steps == 2 and f.add_one_row_picked == 5
-    assert (f.small_rows_low, f.small_rows_high, f.rounds, f.finalists) == (1, 64, 5, 5)
+    assert (f.small_rows_low, f.small_rows_high, f.rounds, f.finalists) == (1, 64, 10, 5)
+    assert (f.add_noise.min_rounds, f.add_noise.max_rounds, f.add_noise.cap_s) == (10, 20, 10.0)
+    assert f.add_goal == f.swiglu_goal == "met" and f.add_goal_noisy == f.swiglu_goal_noisy == ()
     assert f.swiglu_ahead_shapes == ("32,768 × 4,096", "32,768 × 8,960")
     assert f.swiglu_level == (AtShape("8,192 × 4,096", ("torch.compile", "Liger-Kernel")),
                               AtShape("8,192 × 8,960", ("torch.compile",)))
@@ -130,10 +132,80 @@ def test_a_rival_tied_in_the_rounds_keeps_the_goal_from_being_met(data):
     f = F.from_data(**data)
     assert f.add_all_ahead and f.add_goal_met and f.add_not_ahead == ()
     s = _at(data["add"], 8192, 1536)
-    s["versions"]["liger"]["ms"] = s["versions"]["ours"]["ms"]  # a tie is not ahead
+    s["versions"]["liger"].update(ms=s["versions"]["ours"]["ms"], quiet=True)  # a tie of quiet medians is not ahead
+    s["versions"]["ours"]["quiet"] = True
     f = F.from_data(**data)
     assert not f.add_all_ahead and not f.add_goal_met and (f.add_ahead, f.add_met) == (7, 7)
     assert f.add_not_ahead == (AtShape("8,192 × 1,536", ("Liger-Kernel",)),)
+
+
+def _noisy(ms: float, values: list[float]) -> dict:
+    return {"ms": ms, "values": values, "quiet": False, "noise_pct": 2.0, "share_of_copy": 1.0}
+
+
+def test_a_noisy_median_decides_only_where_its_rounds_do():
+    quiet = [1.0] * 10
+    shape = {"bytes": 256 << 20, "versions": {"copy": {"ms": 1.0, "values": quiet, "quiet": True},
+                                              "ours": {"ms": 1.0, "values": quiet, "quiet": True,
+                                                       "share_of_copy": 1.0},
+                                              "compiled": _noisy(1.0, [0.98, 1.02] * 5)}}
+    # a tie of medians, straddled round by round: noisy, neither ahead nor behind, and the goal undecided
+    assert F.standing(shape, ADD) == {"compiled": "noisy"} and F.behind(shape, ADD) == []
+    assert F.goal(shape, ADD) == "noisy" and not F.met(shape, ADD) and F.goal_of([shape], ADD) == "noisy"
+    shape["versions"]["compiled"] = _noisy(1.1, [1.05, 1.15] * 5)  # slower in every round: ahead, though noisy
+    assert F.standing(shape, ADD) == {"compiled": "ahead"} and F.goal(shape, ADD) == "met"
+    shape["versions"]["compiled"] = _noisy(0.9, [0.85, 0.95] * 5)  # faster in every round: behind
+    assert F.goal(shape, ADD) == "missed" and F.goal_of([shape, {**shape}], ADD) == "missed"
+    shape["versions"]["compiled"] = _noisy(1.1, [1.05, 1.15] * 4)  # a round short: the rounds do not pair
+    assert F.standing(shape, ADD) == {"compiled": "noisy"}
+
+
+def test_a_noisy_share_is_at_or_under_only_where_every_round_agrees():
+    def shape(copy: list[float]) -> dict:
+        ours = [1.0] * len(copy)
+        return {"bytes": 256 << 20, "versions": {"copy": _noisy(sorted(copy)[len(copy) // 2], copy),
+                                                 "ours": {"ms": 1.0, "values": ours, "quiet": True,
+                                                          "share_of_copy": 0.99}}}
+    assert F.share_verdict(shape([0.99, 0.985] * 5)) == "at"
+    assert F.share_verdict(shape([0.97, 0.975] * 5)) == "under"
+    mixed = shape([0.99, 0.97] * 5)
+    assert F.share_verdict(mixed) == "noisy" and F.goal(mixed, ADD) == "noisy" and not F.at_share(mixed)
+    quiet = shape([0.97] * 10)
+    quiet["versions"]["copy"]["quiet"] = True  # quiet: the median share decides (0.99), not the rounds
+    assert F.share_verdict(quiet) == "at"
+
+
+def test_noise_facts_name_what_stayed_noisy_and_the_goal_says_noisy(data):
+    for s in data["add"]["shapes"]:
+        for v in s["versions"].values():
+            v.update(quiet=True, noise_pct=0.1)
+    f = F.from_data(**data)
+    assert f.add_noise.all_quiet and f.add_noise.noisy_big == () and f.add_noise.quiet_shapes == 20
+    s = _at(data["add"], 8192, 4096)
+    s["rounds"]["rounds"] = 14
+    ours = s["versions"]["ours"]
+    s["versions"]["copy"].update(quiet=False, noise_pct=1.5, values=[ours["ms"] * x for x in (0.97, 1.0) * 5])
+    f = F.from_data(**data)
+    assert not f.add_noise.all_quiet and f.add_noise.noisy_big == (AtShape("8,192 × 4,096", ("same-bytes copy",)),)
+    assert (f.add_noise.noisiest_label, f.add_noise.noisiest_pct, f.add_noise.rounds_high) == (
+        "same-bytes copy", 1.5, 14)
+    assert f.add_goal == "noisy" and not f.add_goal_met and f.add_goal_noisy == ("8,192 × 4,096",)
+    assert f.add_under == (F.Under("8,192 × 4,096", ours["share_of_copy"], f.add_under[0].kib, True),)
+    _at(data["add"], 32768, 4096)["versions"]["ours"]["share_of_copy"] = 0.5  # a shape decidedly under
+    assert F.from_data(**data).add_goal == "missed"
+
+
+def test_a_result_from_before_the_criterion_reads_as_quiet(data):
+    old = copy.deepcopy(data["designs"])
+    for k in ("min_rounds", "max_rounds", "cap_s", "bound_pct"):
+        old.pop(k)
+    old["rounds"] = 5
+    for s in old["shapes"]:
+        del s["rounds"]
+        for v in s["versions"].values():
+            v.pop("quiet", None)
+    n = F.noise(old)
+    assert (n.rounds_low, n.min_rounds, n.all_quiet, n.noisy_big) == (5, 5, True, ())
 
 
 def test_a_shape_under_the_share_is_named_with_its_program_size(data):

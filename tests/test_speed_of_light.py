@@ -46,6 +46,16 @@ class _Buffers:  # stands in for one round's tensors: alive as long as a version
     pass
 
 
+def _rounds(place, timer, clock_step: float = 0.0, **kw):
+    """interleaved_rounds on a fake clock that moves clock_step seconds a call."""
+    t = [0.0]
+
+    def clock():
+        t[0] += clock_step
+        return t[0]
+    return sol.interleaved_rounds(timer, place, clock=clock, **kw)
+
+
 def test_each_round_draws_its_own_buffers_and_keeps_them_to_the_end():
     calls, alive, placed = [], [], []
 
@@ -60,16 +70,55 @@ def test_each_round_draws_its_own_buffers_and_keeps_them_to_the_end():
         fn()
         gc.collect()
         assert all(ref() is not None for ref in alive), "an earlier round's buffers were freed mid-run"
-        return 1.0 + len(calls) / 100
+        return 1.0 + len(calls) / 10000  # drifts, but by less than the bound: quiet at the minimum of rounds
 
-    timed = sol.interleaved_rounds(timer, place)
-    assert placed == list(range(sol.ROUNDS))
-    assert calls == [(i, n) for i in range(sol.ROUNDS) for n in ("copy", "kernel")]  # interleaved, round by round
-    assert timed["copy"]["values"] == [1.0 + (2 * i + 1) / 100 for i in range(sol.ROUNDS)]
-    assert timed["kernel"]["ms"] == sorted(timed["kernel"]["values"])[sol.ROUNDS // 2]
+    timed, rounds = _rounds(place, timer)
+    n = sol.MIN_ROUNDS
+    assert placed == list(range(n)) and rounds["placements"] == n
+    assert calls == [(i, name) for i in range(n) for name in ("copy", "kernel")]  # interleaved, round by round
+    assert timed["copy"]["values"] == [1.0 + (2 * i + 1) / 10000 for i in range(n)]
+    assert timed["kernel"]["ms"] == timed["kernel"]["median"] and timed["kernel"]["quiet"]
+    assert (rounds["rounds"], rounds["stopped"], rounds["min_rounds"]) == (n, "quiet", n)
     del timed
     gc.collect()
     assert all(ref() is None for ref in alive), "the rounds' buffers outlived the rounds"
+
+
+def test_noisy_rounds_go_on_to_the_cap_and_cycle_through_a_bounded_pool(monkeypatch):
+    placed = []
+
+    def place(i):
+        placed.append(i)
+        return {"v": lambda: None}
+
+    times = iter([1.0, 1.1] * 50)  # 5% noise: never quiet
+    timed, rounds = _rounds(place, lambda fn: next(times), max_rounds=14)
+    assert rounds["stopped"] == "limit" and rounds["rounds"] == 14 and not timed["v"]["quiet"]
+    assert placed == list(range(14)) and rounds["max_rounds"] == 14  # the pool held every round on the CPU
+
+    times = iter([1.0, 1.1] * 50)
+    timed, rounds = _rounds(place, lambda fn: next(times), clock_step=1.0, cap_s=12.0)
+    assert rounds["stopped"] == "cap" and rounds["rounds"] == 12 and timed["v"]["n"] == 12
+
+    times = iter([1.0, 1.1] * 50)  # more time than the cap in the minimum of rounds: the minimum still runs
+    timed, rounds = _rounds(place, lambda fn: next(times), clock_step=5.0, cap_s=12.0)
+    assert rounds["rounds"] == sol.MIN_ROUNDS and rounds["stopped"] == "cap"
+
+    # a placement that takes a quarter of the pool's bytes: four placements, the rounds cycle through them
+    placed.clear()
+    used = [0]
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "memory_allocated", lambda: used[0])
+
+    def place_big(i):
+        placed.append(i)
+        used[0] += 1 << 30
+        return {"v": lambda i=i: i}
+
+    seen = []
+    timed, rounds = _rounds(place_big, lambda fn: seen.append(fn()) or 1.0, pool_bytes=4 << 30)
+    assert placed == [0, 1, 2, 3] and rounds["placements"] == 4 and used[0] == 4 << 30
+    assert seen == [i % 4 for i in range(sol.MIN_ROUNDS)]
 
 
 def test_a_version_that_fails_is_recorded_and_not_timed_again():
@@ -79,9 +128,9 @@ def test_a_version_that_fails_is_recorded_and_not_timed_again():
         tried.append(1)
         raise RuntimeError("capture refused\nmore detail")
 
-    timed = sol.interleaved_rounds(lambda fn: fn() or 2.0, lambda i: {"ok": lambda: None, "bad": boom})
+    timed, rounds = _rounds(lambda i: {"ok": lambda: None, "bad": boom}, lambda fn: fn() or 2.0)
     assert timed["bad"] == {"error": "RuntimeError: capture refused"} and tried == [1]
-    assert timed["ok"] == {"ms": 2.0, "values": [2.0] * sol.ROUNDS}
+    assert timed["ok"]["ms"] == 2.0 and timed["ok"]["values"] == [2.0] * sol.MIN_ROUNDS and timed["ok"]["quiet"]
 
 
 def test_the_row_kernel_sweep_keeps_its_limits_and_its_winners():

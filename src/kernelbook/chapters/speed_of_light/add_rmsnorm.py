@@ -105,7 +105,7 @@ def _shape(rows: int, hidden: int, compiled: Callable, liger: Callable | None) -
         return versions
 
     fused_bytes = 4 * x.numel() * 2 + hidden * 2
-    timed = sol.interleaved_rounds(timer, place)
+    timed, rounds = sol.interleaved_rounds(timer, place)
     cc, copy_rounds = sol.pick(timed, copy_names, "copy")
     cfg, kernel_rounds = sol.pick(timed, kernel_names, "ours")
     tile = {str(c): timed.pop(n) for c, n in tile_names.items()}
@@ -114,7 +114,8 @@ def _shape(rows: int, hidden: int, compiled: Callable, liger: Callable | None) -
     return {"rows": rows, "hidden": hidden, "bytes": fused_bytes, "timing": sol.TIMING[small], "small": small,
             "best_config": list(cfg), "default_config": list(default_config(hidden)), "config_sweep_ms": sweep,
             "config_rounds": kernel_rounds, "copy_config": list(cc), "copy_sweep_ms": copy_sweep,
-            "copy_rounds": copy_rounds, "tile_copy_rounds": tile, "versions": timed, "check": check}
+            "copy_rounds": copy_rounds, "tile_copy_rounds": tile, "rounds": rounds, "versions": timed,
+            "check": check}
 
 
 def measure() -> dict[str, Any]:

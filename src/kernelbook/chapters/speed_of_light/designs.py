@@ -6,7 +6,8 @@ same rounds as the row kernel, at the wide shapes, where one row is a large prog
 - warp rows: a row per warp, so its sum of squares is reduced inside the warp.
 
 Each is checked against eager PyTorch on the same inputs first; each design's configurations are swept, and its
-fastest few timed in the rounds, each round on fresh buffers, as on the rest of the page (method.py). The
+fastest few timed in the rounds, each round on fresh buffers, until every version is quiet or the shape's cap, as
+on the rest of the page (method.py). The
 row kernel's configurations are the main table's (add_rmsnorm.py).
 """
 
@@ -101,7 +102,7 @@ def _shape(rows: int, hidden: int) -> dict[str, Any]:
                              for c, n in names.get(design, {}).items()})
         return versions
 
-    timed = sol.interleaved_rounds(timer, place)
+    timed, rounds = sol.interleaved_rounds(timer, place)
     picked, finalists = {}, {}
     for design, n in names.items():
         best, finalists[design] = sol.pick(timed, n, design)
@@ -109,7 +110,7 @@ def _shape(rows: int, hidden: int) -> dict[str, Any]:
     order = [d for d in DESIGNS if d in timed]
     timed = sol.against_copy(sol.listed_first(timed, "copy", *order), 4 * x.numel() * 2 + hidden * 2)
     return {"rows": rows, "hidden": hidden, "configs": picked, "versions": timed, "sweep_ms": sweeps,
-            "finalist_rounds": finalists, "warp_rows_kernels": kernels,
+            "finalist_rounds": finalists, "rounds": rounds, "warp_rows_kernels": kernels,
             # a design with no configuration that fits: the registers its row would need for x alone, two bf16 each
             "not_run": {} if configs["warp_rows"] else {"warp_rows": {
                 "elements_per_thread": hidden // 32, "registers_for_x": hidden // 64, "registers": REGISTERS}},
@@ -121,5 +122,5 @@ def measure() -> dict[str, Any]:
     for rows, hidden in SHAPES:
         shapes.append(_shape(rows, hidden))
         torch.cuda.empty_cache()
-    return {"shapes": shapes, "rounds": sol.ROUNDS, "finalists": sol.FINALISTS, "chunk": CHUNK,
+    return {"shapes": shapes, **sol.criterion(), "finalists": sol.FINALISTS, "chunk": CHUNK,
             "sms": torch.cuda.get_device_properties(0).multi_processor_count}

@@ -10,6 +10,13 @@ a rival both run at the copy's speed, the bytes leave a kernel little room to pu
 shape has no placements, the rounds decide, and ours must have a strictly lower median than each rival: a tie
 there is not ahead.
 
+A median still noisy when its rounds stopped (bench.py's criterion, method.py) does not decide on its own. Where ours
+or a rival is noisy, the rounds are read as pairs (every version ran on the same placement in a round): ours minus
+the rival, round by round, gives the same bootstrap interval as the placements, and a straddling interval is
+*noisy*, neither ahead nor behind. The share is read the same way: where ours or the copy is noisy, the shape is at
+the goal's share only if every round is, under it only if no round is, and else noisy. A shape whose share or
+standing is noisy, and nothing decidedly misses, has the goal *noisy* there: neither met nor missed.
+
 No sentence is written here: the page's Markdown reads these fields and branches on the booleans and verdicts.
 """
 
@@ -53,7 +60,8 @@ LABELS = {  # display labels of the versions' data keys: the one table the table
     "split_row": "split row",
     "warp_rows": "warp per row",
 }
-Verdict = Literal["ahead", "level", "behind"]
+Verdict = Literal["ahead", "level", "behind", "noisy"]
+Goal = Literal["met", "missed", "noisy"]
 Swept = Literal["both", "ieee", "approx"]  # the divides that matched eager at every input, and so were swept
 
 
@@ -92,14 +100,30 @@ def against(shape: dict[str, Any], others: tuple[str, ...]) -> dict[str, dict[st
     return {o: paired(ms[OURS], ms[o]) for o in others if OURS in ms and o in ms}
 
 
+def quiet(t: dict[str, Any]) -> bool:
+    """A version's rounds stopped quiet (bench.py); a result from before the criterion counts as quiet."""
+    return t.get("quiet", True)
+
+
+def in_rounds(ours: dict[str, Any], rival: dict[str, Any]) -> Verdict:
+    """Ours against a rival timed in the same rounds: a strictly lower median is ahead, anything else behind, where
+    both are quiet; where either is noisy, the interval of their round-by-round differences decides (noisy where
+    it straddles zero)."""
+    if quiet(ours) and quiet(rival):
+        return "ahead" if ours["ms"] < rival["ms"] else "behind"
+    if len(ours["values"]) != len(rival["values"]):  # a version that failed mid-run: the rounds do not pair
+        return "noisy"
+    verdict = paired(ours["values"], rival["values"])["verdict"]
+    return "noisy" if verdict == "level" else verdict
+
+
 def standing(shape: dict[str, Any], experiment: str) -> dict[str, Verdict]:
     """Ours against each rival that ran at this shape: over its paired placements where it has them, else in the
-    rounds, where only a strictly lower median is ahead and anything else counts as behind."""
+    rounds (in_rounds)."""
     if pairs := against(shape, RIVALS[experiment]):
         return {o: p["verdict"] for o, p in pairs.items()}
     v = shape["versions"]
-    return {o: "ahead" if v[OURS]["ms"] < v[o]["ms"] else "behind" for o in RIVALS[experiment]
-            if "ms" in v.get(o, {})}
+    return {o: in_rounds(v[OURS], v[o]) for o in RIVALS[experiment] if "ms" in v.get(o, {})}
 
 
 def behind(shape: dict[str, Any], experiment: str) -> list[str]:
@@ -107,13 +131,38 @@ def behind(shape: dict[str, Any], experiment: str) -> list[str]:
     return [o for o, verdict in standing(shape, experiment).items() if verdict == "behind"]
 
 
+def share_verdict(shape: dict[str, Any]) -> Literal["at", "under", "noisy"]:
+    """Ours at the goal's share of the copy: by the medians where both are quiet, else by every round's share."""
+    v = shape["versions"]
+    copy, ours = v.get("copy", {}), v[OURS]
+    if quiet(copy) and quiet(ours):
+        return "at" if ours["share_of_copy"] >= GOAL_SHARE else "under"
+    at = [c / o >= GOAL_SHARE for c, o in zip(copy["values"], ours["values"], strict=False)]
+    return "at" if at and all(at) else "under" if not any(at) else "noisy"
+
+
 def at_share(shape: dict[str, Any]) -> bool:
-    return shape["versions"][OURS]["share_of_copy"] >= GOAL_SHARE
+    return share_verdict(shape) == "at"
+
+
+def goal(shape: dict[str, Any], experiment: str) -> Goal:
+    """The goal at one shape that counts: missed where the share is under it or a rival ahead, else noisy where the
+    share or a standing is noisy, else met."""
+    share, stands = share_verdict(shape), set(standing(shape, experiment).values())
+    if share == "under" or "behind" in stands:
+        return "missed"
+    return "noisy" if share == "noisy" or "noisy" in stands else "met"
 
 
 def met(shape: dict[str, Any], experiment: str) -> bool:
-    """The goal at one shape: large enough to count, at the share, and behind no rival."""
-    return big(shape) and at_share(shape) and not behind(shape, experiment)
+    """The goal at one shape: large enough to count, at the share, and behind no rival, none of it noisy."""
+    return big(shape) and goal(shape, experiment) == "met"
+
+
+def goal_of(shapes: list[dict[str, Any]], experiment: str) -> Goal:
+    """The goal over the shapes that count: met at all, missed at one, else noisy."""
+    at = {goal(s, experiment) for s in shapes if big(s)}
+    return "missed" if "missed" in at else "noisy" if "noisy" in at else "met"
 
 
 def probe(swiglu: dict[str, Any]) -> dict[str, Any]:
@@ -139,10 +188,30 @@ class AtShape:
 
 @dataclass(frozen=True)
 class Under:
-    """A large shape where ours stayed under the goal's share, and the KiB of each tensor one of its programs holds."""
+    """A large shape where ours did not reach the goal's share, and the KiB of each tensor one of its programs
+    holds; noisy where its rounds fell on both sides of the share."""
     shape: str
     share: float
     kib: int
+    noisy: bool = False
+
+
+@dataclass(frozen=True)
+class Noise:
+    """How one experiment's rounds stopped: the criterion, the rounds the shapes ran, and what stayed noisy."""
+    bound_pct: float
+    min_rounds: int
+    max_rounds: int
+    cap_s: float
+    rounds_low: int
+    rounds_high: int
+    shapes: int
+    quiet_shapes: int  # shapes whose rounds stopped with every version quiet
+    all_quiet: bool
+    noisy_big: tuple[AtShape, ...]  # the versions the page reports (not the finalists) still noisy, large shapes
+    noisiest_label: str  # the noisiest reported version at a large shape
+    noisiest_shape: str
+    noisiest_pct: float
 
 
 @dataclass(frozen=True)
@@ -152,7 +221,8 @@ class Facts:
     big_mib: int
     confidence: float
     # how add + RMSNorm was timed
-    rounds: int
+    rounds: int  # the fewest rounds a shape ran (min_rounds, or more where a version stayed noisy)
+    add_noise: Noise
     graph_calls: int
     finalists: int
     small_rows_low: int
@@ -170,6 +240,8 @@ class Facts:
     add_not_ahead: tuple[AtShape, ...]  # the rivals ours was not ahead of, by shape
     add_met: int
     add_goal_met: bool  # at every shape that counts
+    add_goal: Goal  # met at every shape, missed at one, else noisy
+    add_goal_noisy: tuple[str, ...]  # shapes where noise left the goal undecided
     add_one_row_picked: int  # shapes that count whose fastest configuration has one row per program
     one_row_low: float
     one_row_high: float
@@ -194,6 +266,7 @@ class Facts:
     large_copy_gbps: float
     # the other designs
     designs_rounds: int
+    designs_noise: Noise
     designs_finalists: int
     designs_y_max_steps: int
     design_low: dict[str, float]  # by data key: each design's lowest and highest share of the copy
@@ -248,6 +321,9 @@ class Facts:
     swiglu_at_share: int
     swiglu_met: int
     swiglu_goal_met: bool
+    swiglu_goal: Goal
+    swiglu_goal_noisy: tuple[str, ...]
+    swiglu_noise: Noise
     inexact_shows: bool  # a rival ours was not ahead of does not give eager's output, where ours does
     inexact_rival: str
     inexact_compiled: bool  # that rival is torch.compile, whose kernel a probe read (results/PROBES.md)
@@ -291,6 +367,29 @@ def _group(shapes: list[dict[str, Any]], experiment: str, verdict: Verdict) -> t
                  if (names := tuple(LABELS[o] for o, v in standing(s, experiment).items() if v == verdict)))
 
 
+REPORTED = ("copy", OURS, "copy_tiled", "one_row", "chapter", "compiled", "liger", "rms_norm", "eager",
+            "row_kernel", *OTHER_DESIGNS)  # the versions a table shows
+
+
+def noise(data: dict[str, Any]) -> Noise:
+    """How the rounds of one experiment stopped. A result from before the criterion (a fixed count, no noise
+    stored) reads as all quiet, with its count as the rounds."""
+    shapes = data["shapes"]
+    ran = [s["rounds"]["rounds"] if "rounds" in s else data["rounds"] for s in shapes]
+    quiet_shapes = [s for s in shapes if all(quiet(v) for v in s["versions"].values() if "ms" in v)]
+    large = [s for s in shapes if not s.get("small", False)]
+    noisy = tuple(AtShape(shape_text(s), names) for s in large
+                  if (names := tuple(LABELS[k] for k in REPORTED if not quiet(s["versions"].get(k, {})))))
+    reported = [(v.get("noise_pct") or 0.0, k, s) for s in large for k, v in s["versions"].items()
+                if k in REPORTED and "ms" in v]
+    pct, key, at = max(reported, key=lambda r: r[0])
+    return Noise(bound_pct=data.get("bound_pct", 0.0), min_rounds=data.get("min_rounds", data.get("rounds", 0)),
+                 max_rounds=data.get("max_rounds", data.get("rounds", 0)), cap_s=data.get("cap_s", 0.0),
+                 rounds_low=min(ran), rounds_high=max(ran), shapes=len(shapes), quiet_shapes=len(quiet_shapes),
+                 all_quiet=len(quiet_shapes) == len(shapes), noisy_big=noisy, noisiest_label=LABELS[key],
+                 noisiest_shape=shape_text(at), noisiest_pct=pct)
+
+
 def _add(add: dict[str, Any]) -> dict[str, Any]:
     shapes = add["shapes"]
     large = [s for s in shapes if big(s)]
@@ -299,23 +398,25 @@ def _add(add: dict[str, Any]) -> dict[str, Any]:
     one_row = [_share(s, "one_row") for s in large]
     tile = [_share(s, "copy_tiled") for s in large]
     lead, at = max(((t - b, s) for t, b, s in zip(tile, share, large, strict=True)), key=lambda p: p[0])
-    under = [s for s in large if not at_share(s)]
+    under = [s for s in large if not at_share(s)]  # under the share, or noisy about it
     small_share = [s["versions"][OURS]["share_of_copy"] for s in small]
     small_tile = [_share(s, "copy_tiled") for s in small]
     own_work = max(t - x for t, x in zip(small_tile, small_share, strict=True))  # beyond the tile-sized copy
     copies = [s["versions"]["copy"]["values"] for s in shapes if not s["small"]]
-    not_ahead = tuple(AtShape(shape_text(s), tuple(LABELS[o] for o in rivals)) for s in large
-                      if (rivals := behind(s, ADD)))
+    not_ahead = tuple(AtShape(shape_text(s), tuple(LABELS[o] for o in rivals)) for s in large  # behind or noisy
+                      if (rivals := [o for o, v in standing(s, ADD).items() if v != "ahead"]))
     ours_y = [c["max_steps"] for s in shapes for k, c in s["check"].items() if k.startswith("y")]
     n_met = sum(met(s, ADD) for s in large)
+    add_noise = noise(add)
     return dict(
-        rounds=add["rounds"], graph_calls=add["graph_calls"], finalists=add["finalists"],
+        rounds=add_noise.rounds_low, add_noise=add_noise, graph_calls=add["graph_calls"], finalists=add["finalists"],
         small_rows_low=min(s["rows"] for s in small), small_rows_high=max(s["rows"] for s in small),
         copy_round_spread=max((max(v) - min(v)) / min(v) for v in copies), add_y_max_steps=max(ours_y),
         add_rivals=tuple(LABELS[o] for o in RIVALS[ADD] if any("ms" in s["versions"].get(o, {}) for s in shapes)),
         add_big=len(large), add_share_low=min(share), add_share_high=max(share),
         add_at_share=sum(at_share(s) for s in large), add_ahead=len(large) - len(not_ahead),
         add_all_ahead=not not_ahead, add_not_ahead=not_ahead, add_met=n_met, add_goal_met=n_met == len(large),
+        add_goal=goal_of(large, ADD), add_goal_noisy=tuple(shape_text(s) for s in large if goal(s, ADD) == "noisy"),
         add_one_row_picked=sum(s["best_config"][0] == 1 for s in large),
         one_row_low=min(one_row), one_row_high=max(one_row),
         one_row_gap_points=max(abs(a - b) for a, b in zip(share, one_row, strict=True)) * 100,
@@ -324,7 +425,8 @@ def _add(add: dict[str, Any]) -> dict[str, Any]:
         tile_never_ahead=lead < TILE_MARGIN, tile_lead_points=lead * 100, tile_lead_shape=shape_text(at),
         add_all_at_share=not under,
         add_under=tuple(Under(shape_text(s), s["versions"][OURS]["share_of_copy"],
-                              s["best_config"][0] * s["hidden"] * 2 // 1024) for s in under),
+                              s["best_config"][0] * s["hidden"] * 2 // 1024, share_verdict(s) == "noisy")
+                        for s in under),
         add_under_copy_kib=tuple(sorted({s["copy_config"][0] * 2 // 1024 for s in under})),
         small_share_low=min(small_share), small_share_high=max(small_share),
         small_tile_low=min(small_tile), small_tile_high=max(small_tile),
@@ -354,7 +456,8 @@ def _designs(designs: dict[str, Any], add: dict[str, Any]) -> dict[str, Any]:
     barriers = [(c, k["barriers"]) for s in ran for c, k in s["warp_rows_kernels"].items()]
     checks = [c["y"]["max_steps"] for s in shapes for c in s["check"].values()]
     return dict(
-        designs_rounds=designs["rounds"], designs_finalists=designs["finalists"], designs_y_max_steps=max(checks),
+        designs_rounds=(dn := noise(designs)).rounds_low, designs_noise=dn, designs_finalists=designs["finalists"],
+        designs_y_max_steps=max(checks),
         design_low=low, design_high=high,
         **{f"{d}_spread": _written_apart(low[d], high[d]) for d in low},
         designs_none_ahead=not ahead, designs_ahead=ahead,
@@ -411,6 +514,8 @@ def _swiglu(sw: dict[str, Any]) -> dict[str, Any]:
         swiglu_ahead_shapes=ahead, swiglu_any_ahead=bool(ahead), swiglu_level=level, swiglu_any_level=bool(level),
         swiglu_behind=behind_, swiglu_any_behind=bool(behind_),
         swiglu_at_share=sum(at_share(s) for s in shapes), swiglu_met=n_met, swiglu_goal_met=n_met == len(shapes),
+        swiglu_goal=goal_of(shapes, SWIGLU),
+        swiglu_goal_noisy=tuple(shape_text(s) for s in shapes if goal(s, SWIGLU) == "noisy"), swiglu_noise=noise(sw),
         inexact_shows=bool(inexact), inexact_rival=LABELS[rival] if rival else "", inexact_compiled=rival == "compiled",
         inexact_level=bool(at) and standing(at, SWIGLU)[rival] == "level",
         inexact_shape=shape_text(at) if at else "",

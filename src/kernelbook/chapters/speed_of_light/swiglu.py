@@ -8,7 +8,8 @@ rounds (method.py) beside the copy, torch.compile of the unchanged eager code, L
 installed, and eager.
 
 At the large shapes the versions can run so close to the copy and to each other that where the buffers land moves a
-version's time more than the kernels differ (results/PROBES.md), and the rounds are a few such draws. So at each
+version's time more than the kernels differ (results/PROBES.md), and the rounds are ten to twenty such draws (and
+at the cap still noisy). So at each
 large shape every version but eager is then timed once on each of PLACEMENTS further placements, in an order
 shuffled per placement, and the goal's "ahead of a rival" is read from these paired times (report.paired). The
 registers the kernel holds with each divide are read from the compiled kernel at the issue's probe shape, since they
@@ -124,7 +125,7 @@ def _shape(rows: int, hidden: int, compiled: Callable, liger: Callable | None, d
         return _versions(g, u, out, compiled, liger, launches, eager=True)
 
     fused_bytes = 3 * g.numel() * 2
-    timed = sol.interleaved_rounds(timer, place)
+    timed, rounds = sol.interleaved_rounds(timer, place)
     cc, copy_rounds = sol.pick(timed, copy_names, "copy")
     cfg, kernel_rounds = sol.pick(timed, kernel_names, "ours")
     timed = sol.against_copy(sol.listed_first(timed, "copy", "ours"), fused_bytes)
@@ -137,7 +138,8 @@ def _shape(rows: int, hidden: int, compiled: Callable, liger: Callable | None, d
         extra["registers"] = registers(g, u, out)
     return {"rows": rows, "hidden": hidden, "bytes": fused_bytes, "timing": sol.TIMING[small], "small": small,
             "best_config": list(cfg), "config_sweep_ms": sweep, "config_rounds": kernel_rounds,
-            "copy_config": list(cc), "copy_sweep_ms": copy_sweep, "copy_rounds": copy_rounds, "versions": timed,
+            "copy_config": list(cc), "copy_sweep_ms": copy_sweep, "copy_rounds": copy_rounds, "rounds": rounds,
+            "versions": timed,
             "check": check, **extra}
 
 
