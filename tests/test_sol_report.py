@@ -53,3 +53,9 @@ def test_a_share_cell_rounds_down_and_names_a_failure():
 
 def test_a_goal_cell_marks_met_and_missed():
     assert (sol_report.goal_cell(True), sol_report.goal_cell(False)) == ("✓", "✗")
+    assert [sol_report.goal_cell(g) for g in ("met", "missed", "noisy")] == ["✓", "✗", "noisy"]
+
+
+def test_a_share_cell_marks_a_version_still_noisy_at_its_cap():
+    assert sol_report.share_cell({"share_of_copy": 0.985, "quiet": False}) == "98.5% noisy"
+    assert sol_report.share_cell({"share_of_copy": 0.985, "quiet": True}) == "98.5%"

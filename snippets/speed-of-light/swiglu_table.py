@@ -9,12 +9,13 @@ for s in r.data["shapes"]:
     v = s["versions"]
     best = v["ours"]
     rows.append([facts.shape_text(s), page.num(s["bytes"] / 2**20, 1), s["timing"],
-                 page.num(v["copy"]["gbps"], 0),
+                 page.num(v["copy"]["gbps"], 0), page.timed(v["copy"], 2, 1e3),
                  f"{page.num(best['gbps'], 0)} ({report.share_cell(best)})",
                  report.swiglu_config(s["best_config"]),
                  *[report.share_cell(v[o]) if o in v else "—" for o in OTHERS],
-                 report.goal_cell(facts.met(s, r.experiment)) if facts.big(s) else ""])
-print(page.table(["rows × width", "MiB moved", "timed by", "copy GB/s", "best kernel GB/s (of copy)",
+                 report.goal_cell(facts.goal(s, r.experiment)) if facts.big(s) else ""])
+print(page.table(["rows × width", "MiB moved", "timed by", "copy GB/s", "copy µs (noise)",
+                  "best kernel GB/s (of copy)",
                   "block × warps, divide", *[f"{facts.LABELS[o]} (of copy)" for o in OTHERS], "goal"], rows,
-                 align="l" + "r" * 9 + "c", name="sol-swiglu"))
+                 align="l" + "r" * 10 + "c", name="sol-swiglu"))
 print(page.provenance(r))

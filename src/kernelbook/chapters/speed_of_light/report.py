@@ -26,12 +26,16 @@ def swiglu_config(config: list) -> str:
 
 
 def share_cell(version: dict[str, Any]) -> str:
-    """A version's share of the copy as the tables write it: rounded down, so 97.99% never reads as the goal."""
-    return "fails" if "error" in version else page.pct_down(version["share_of_copy"])
+    """A version's share of the copy as the tables write it: rounded down, so 97.99% never reads as the goal, and
+    marked where the version's rounds were still noisy when they stopped (bench.py)."""
+    if "error" in version:
+        return "fails"
+    return page.pct_down(version["share_of_copy"]) + ("" if version.get("quiet", True) else " noisy")
 
 
-def goal_cell(met: bool) -> str:
-    return "✓" if met else "✗"
+def goal_cell(goal: bool | str) -> str:
+    """The goal at a shape: ✓ met, ✗ missed, 'noisy' where a noisy figure left it undecided (facts.goal)."""
+    return {True: "✓", "met": "✓", False: "✗", "missed": "✗"}.get(goal, "noisy")
 
 
 def share_plot(shapes: list[dict[str, Any]], skip: tuple[str, ...] = ()) -> plt.Figure:
