@@ -223,6 +223,8 @@ class Facts:
     # how add + RMSNorm was timed
     rounds: int  # the fewest rounds a shape ran (min_rounds, or more where a version stayed noisy)
     add_noise: Noise
+    add_all_quiet: bool  # every version quiet at every shape
+    add_rounds_vary: bool  # the shapes ran different numbers of rounds
     graph_calls: int
     finalists: int
     small_rows_low: int
@@ -267,6 +269,8 @@ class Facts:
     # the other designs
     designs_rounds: int
     designs_noise: Noise
+    designs_all_quiet: bool
+    designs_rounds_vary: bool
     designs_finalists: int
     designs_y_max_steps: int
     design_low: dict[str, float]  # by data key: each design's lowest and highest share of the copy
@@ -409,7 +413,9 @@ def _add(add: dict[str, Any]) -> dict[str, Any]:
     n_met = sum(met(s, ADD) for s in large)
     add_noise = noise(add)
     return dict(
-        rounds=add_noise.rounds_low, add_noise=add_noise, graph_calls=add["graph_calls"], finalists=add["finalists"],
+        rounds=add_noise.rounds_low, add_noise=add_noise, add_all_quiet=add_noise.all_quiet,
+        add_rounds_vary=add_noise.rounds_high != add_noise.rounds_low, graph_calls=add["graph_calls"],
+        finalists=add["finalists"],
         small_rows_low=min(s["rows"] for s in small), small_rows_high=max(s["rows"] for s in small),
         copy_round_spread=max((max(v) - min(v)) / min(v) for v in copies), add_y_max_steps=max(ours_y),
         add_rivals=tuple(LABELS[o] for o in RIVALS[ADD] if any("ms" in s["versions"].get(o, {}) for s in shapes)),
@@ -456,7 +462,8 @@ def _designs(designs: dict[str, Any], add: dict[str, Any]) -> dict[str, Any]:
     barriers = [(c, k["barriers"]) for s in ran for c, k in s["warp_rows_kernels"].items()]
     checks = [c["y"]["max_steps"] for s in shapes for c in s["check"].values()]
     return dict(
-        designs_rounds=(dn := noise(designs)).rounds_low, designs_noise=dn, designs_finalists=designs["finalists"],
+        designs_rounds=(dn := noise(designs)).rounds_low, designs_noise=dn, designs_all_quiet=dn.all_quiet,
+        designs_rounds_vary=dn.rounds_high != dn.rounds_low, designs_finalists=designs["finalists"],
         designs_y_max_steps=max(checks),
         design_low=low, design_high=high,
         **{f"{d}_spread": _written_apart(low[d], high[d]) for d in low},
