@@ -17,8 +17,8 @@ CAP_S seconds of rounds or MAX_ROUNDS rounds, whichever comes first. Every round
 version's noise here is where its buffers land as well as the clock; a version whose time moves with its placement
 by more than the bound stays noisy at the cap, is stored as not quiet, and the page says so. The cap keeps each
 experiment inside its registry timeout: at least MIN_ROUNDS rounds of some twenty versions at each of twenty shapes
-(add_rmsnorm.py) cost about what five rounds did at the longer do_bench repetitions used before (REP_MS), so CAP_S
-leaves room for a few more rounds where a shape is still noisy, not for MAX_ROUNDS everywhere.
+(add_rmsnorm.py) cost about half what five rounds did at the longer do_bench repetitions used before (REP_MS), so
+CAP_S leaves room for a few more rounds where a shape is still noisy, not for MAX_ROUNDS everywhere.
 
 Placements are kept in a bounded pool. An open number of rounds cannot each keep buffers of their own to the end:
 at 32,768 x 16,384 bf16 one placement (two inputs, two outputs) is 4 GiB. Freeing the oldest would not help: the
@@ -46,9 +46,10 @@ MAX_ROUNDS = 20  # ... and at most this many at one shape
 CAP_S = 10.0  # ... or until this many seconds of rounds at one shape (the minimum of rounds is always run)
 POOL_BYTES = 40 * GIB  # the placements kept alive at one shape: 10 of the largest (4 GiB each), more of the rest
 # do_bench's (warmup, repetition) per sample, ms, by small: a sample is one version on one placement, and its
-# within-placement scatter (0.2 us of 130 in the probe above) is far below the placements' own, so shorter
-# repetitions than before (25, 100 and 10, 50) buy the rounds that the noise criterion asks for
-REP_MS = {False: (10, 40), True: (5, 20)}
+# within-placement scatter (0.2 us of 130 in the probe above) is far below the placements' own, so repetitions a
+# fifth of those used before (25, 100 and 10, 50) buy the rounds that the noise criterion asks for. At the largest
+# shape (4 GiB moved, about 1 ms a call) 20 ms is still some twenty calls; at the smallest, hundreds
+REP_MS = {False: (5, 20), True: (3, 10)}
 GRAPH_CALLS = 50  # launches captured per graph for the small shapes
 COPY_CONFIGS = [(b, w) for b in (1024, 2048, 4096, 8192) for w in (4, 8)]
 # fastest configurations of a sweep that are timed again in the rounds. One sweep timing is one placement: at
