@@ -172,3 +172,21 @@ def test_graph_pool_verdicts(data):
     g["shared_reserved"][-1] = g["base_reserved_shared"] + (g["separate_reserved"][-1] - g["base_reserved"])
     f = F.from_data(**data)
     assert not f.pool_per_capture and not f.shared_saves and f.shared_mib == f.separate_mib
+
+
+def test_the_caching_demo_samples_until_its_cap_and_keeps_the_slowest_call():
+    from kernelbook.chapters.allocator import demos
+
+    calls = []
+    t = demos._alloc_free_until_quiet(lambda: calls.append("a"), lambda: calls.append("f"), 3, 0.02)
+    assert t["rounds"] == t["alloc"]["n"] == t["free"]["n"] >= 10 and len(calls) == 2 * 3 * t["rounds"]
+    assert calls[:2] == ["a", "f"]  # each alloc is followed by its free
+    assert t["alloc"]["stopped"] in ("quiet", "cap", "limit")
+    assert t["slowest"]["alloc"] >= t["alloc"]["max"] and t["slowest"]["free"] >= t["free"]["max"]
+
+
+def test_a_noisy_cell_is_named(data):
+    f = F.from_data(**data)
+    assert not f.caching_noisy and f.caching_batch == data["caching"]["cached"]["sizes"][0]["batch"]
+    data["caching"]["uncached"]["queued"]["free"]["quiet"] = False
+    assert F.from_data(**data).caching_noisy

@@ -6,14 +6,12 @@ f = facts()
 bw, mm = h200.data["bandwidth"], h200.data["matmul"]
 
 
-def spread(s: dict) -> str:  # a fixed-count timing: half its range; one sampled until quiet: its noise
-    if "quiet" not in s:
-        return f"±{s['spread_pct'] / 2:.1f}% (range)"
+def spread(s: dict) -> str:  # a timing sampled until quiet: its noise, marked where it stayed noisy
     return f"±{s['noise_pct']:.1f}%" + ("" if s["quiet"] else " noisy")
 
 
 print(page.table(
-    ["ceiling", f.gpu, "± noise or (range)", "RTX 4060 Laptop (article)"],
+    ["ceiling", f.gpu, "± noise", "RTX 4060 Laptop (article)"],
     [
         [LABELS["copy"], page.num(f.copy_gbps, 0), spread(bw["copy"]), page.num(f.laptop_copy_gbps, 0)],
         [LABELS["read"], page.num(bw["read"]["gbps"], 0), spread(bw["read"]), "—"],

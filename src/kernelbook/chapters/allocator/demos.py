@@ -19,12 +19,17 @@ from typing import Any
 
 import torch
 
+from kernelbook.bench import BOUND_PCT, MIN_SAMPLES, rounds_until_quiet
 from kernelbook.chapters.allocator import parse, scripts
 from kernelbook.chapters.allocator.model import KiB, MiB
 from kernelbook.chapters.allocator.scripts import MARK, vllm_capture_sizes
 
 CACHING_SIZES = (4 * KiB, 1 * MiB, 16 * MiB, 256 * MiB)
 QUEUED_MS = 20.0  # GPU work queued ahead of a timed alloc or free
+# one sample of the caching demo: the median of BATCH timed calls, so that one call the OS preempted does not make a
+# sample; samples go on until quiet (bench.py) or CAP_S seconds a size
+BATCH = 10
+CAP_S = 2.0
 OOM_TYPE = getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError
 
 
@@ -128,10 +133,28 @@ def _time_us(fn: Any) -> float:
     return (time.perf_counter_ns() - t0) / 1e3
 
 
+def _alloc_free_until_quiet(alloc: Any, free: Any, batch: int, cap_s: float) -> dict[str, Any]:
+    """alloc() then free(), timed call by call, in rounds of `batch` pairs; a round's sample is each one's median
+    over the batch, and rounds go on until both are quiet or the cap (bench.rounds_until_quiet). Returns both
+    summaries (µs) and the slowest single call of each."""
+    slowest = {"alloc": 0.0, "free": 0.0}
+
+    def one_round(i: int) -> dict[str, float]:
+        a_us, f_us = [], []
+        for _ in range(batch):
+            a_us.append(_time_us(alloc))
+            f_us.append(_time_us(free))
+        slowest["alloc"], slowest["free"] = max(slowest["alloc"], *a_us), max(slowest["free"], *f_us)
+        return {"alloc": statistics.median(a_us), "free": statistics.median(f_us)}
+
+    q = rounds_until_quiet(one_round, BOUND_PCT, MIN_SAMPLES, cap_s)
+    return {**q["versions"], "rounds": q["rounds"], "slowest": slowest}
+
+
 def demo_caching(cfg: dict[str, Any]) -> dict[str, Any]:
     torch.cuda.init()
     uncached = os.environ.get("PYTORCH_NO_CUDA_MEMORY_CACHING") == "1"
-    reps = int(cfg.get("reps", 8 if uncached else 50))
+    batch, cap_s = int(cfg.get("batch", BATCH)), float(cfg.get("cap_s", CAP_S))
     holder: list[torch.Tensor] = []
 
     def alloc(n: int) -> None:
@@ -148,26 +171,27 @@ def demo_caching(cfg: dict[str, Any]) -> dict[str, Any]:
     # --8<-- [start:caching]
     sizes = []
     for n in CACHING_SIZES:
-        a_us, f_us = [], []
-        for _ in range(reps):
-            a_us.append(_time_us(lambda n=n: alloc(n)))
-            f_us.append(_time_us(free))
-        sizes.append({"bytes": n, "alloc_us": statistics.median(a_us), "free_us": statistics.median(f_us),
-                      "alloc_us_max": max(a_us), "free_us_max": max(f_us), "reps": reps})
-    # a free (and an alloc) issued while the GPU still has QUEUED_MS of work ahead of it
+        t = _alloc_free_until_quiet(lambda n=n: alloc(n), free, batch, cap_s)
+        sizes.append({"bytes": n, "alloc_us": t["alloc"]["median"], "free_us": t["free"]["median"],
+                      "alloc_us_max": t["slowest"]["alloc"], "free_us_max": t["slowest"]["free"],
+                      "reps": t["rounds"] * batch, "batch": batch, "alloc": t["alloc"], "free": t["free"]})
+    # a free (and an alloc) issued while the GPU still has QUEUED_MS of work ahead of it: one call a sample
     cycles = _calibrated_sleep_cycles(QUEUED_MS)
     n = 16 * MiB
-    qa, qf = [], []
-    for _ in range(5):
+
+    def queued_round(i: int) -> dict[str, float]:
         alloc(n)
         torch.cuda.synchronize()
         torch.cuda._sleep(cycles)
-        qf.append(_time_us(free))
+        f = _time_us(free)
         torch.cuda.synchronize()
         torch.cuda._sleep(cycles)
-        qa.append(_time_us(lambda: alloc(n)))
+        a = _time_us(lambda: alloc(n))
         torch.cuda.synchronize()
         free()
+        return {"free": f, "alloc": a}
+
+    q = rounds_until_quiet(queued_round, BOUND_PCT, MIN_SAMPLES, cap_s)["versions"]
     # --8<-- [end:caching]
     torch.cuda.synchronize()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -176,8 +200,9 @@ def demo_caching(cfg: dict[str, Any]) -> dict[str, Any]:
     end.record()
     end.synchronize()
     return {"uncached": uncached, "sizes": sizes, "reserved_after_warmup": reserved_after_warmup,
-            "queued": {"bytes": n, "gpu_ms": start.elapsed_time(end), "free_us": statistics.median(qf),
-                       "alloc_us": statistics.median(qa), "free_us_all": qf, "alloc_us_all": qa}}
+            "queued": {"bytes": n, "gpu_ms": start.elapsed_time(end), "free_us": q["free"]["median"],
+                       "alloc_us": q["alloc"]["median"], "free_us_all": q["free"]["values"],
+                       "alloc_us_all": q["alloc"]["values"], "free": q["free"], "alloc": q["alloc"]}}
 
 
 # --8<-- [start:graph_pools]

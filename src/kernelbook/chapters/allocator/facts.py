@@ -12,9 +12,10 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from kernelbook import page
+from kernelbook import bench, page
 from kernelbook.chapters.allocator import model
 from kernelbook.chapters.allocator.checks import rule_checks
+from kernelbook.chapters.allocator.demos import CAP_S as CACHING_CAP_S
 from kernelbook.chapters.allocator.parse import human
 
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
@@ -38,9 +39,14 @@ class Facts:
     cached_alloc_us: float  # the slowest size's median, with the cache
     cached_free_us: float
     cached_worst_us: float  # the slowest single cached call, alloc or free, at any size
-    cached_reps: int
+    cached_reps: int  # the fewest calls behind a size's cells, with the cache
     uncached_reps: int
-    queued_reps: int
+    queued_reps: int  # the fewest calls behind the queued row (one a sample)
+    caching_batch: int  # calls behind one sample of a size's cells: their median
+    caching_min_samples: int  # samples are taken until quiet (bench.py): at least this many,
+    caching_bound_pct: float  # ... noise at most this, in percent
+    caching_cap_s: float  # ... or this many seconds a size
+    caching_noisy: bool  # some cell of the table stayed noisy at its cap
     uncached_alloc_low: float
     uncached_alloc_high: float
     uncached_free_low: float
@@ -155,6 +161,11 @@ def _rising(xs: list[float]) -> bool:
     return all(a <= b for a, b in zip(xs, xs[1:], strict=False))
 
 
+def _cells(p: dict[str, Any]) -> list[dict[str, Any]]:
+    """The timing summaries behind one process's cells: alloc and free at each size, and behind the queue."""
+    return [s[k] for s in p["sizes"] for k in ("alloc", "free")] + [p["queued"]["alloc"], p["queued"]["free"]]
+
+
 def _caching(cach: dict[str, Any], laptop: dict[str, Any]) -> dict[str, Any]:
     c, u = cach["cached"], cach["uncached"]
     u_alloc, u_free = [s["alloc_us"] for s in u["sizes"]], [s["free_us"] for s in u["sizes"]]
@@ -168,6 +179,9 @@ def _caching(cach: dict[str, Any], laptop: dict[str, Any]) -> dict[str, Any]:
         cached_worst_us=max(max(s["alloc_us_max"], s["free_us_max"]) for s in c["sizes"]),
         cached_reps=min(s["reps"] for s in c["sizes"]), uncached_reps=min(s["reps"] for s in u["sizes"]),
         queued_reps=min(len(cq["free_us_all"]), len(u["queued"]["free_us_all"])),
+        caching_batch=min(s["batch"] for s in c["sizes"] + u["sizes"]), caching_min_samples=bench.MIN_SAMPLES,
+        caching_bound_pct=bench.BOUND_PCT, caching_cap_s=CACHING_CAP_S,
+        caching_noisy=not all(t["quiet"] for p in (c, u) for t in _cells(p)),
         uncached_alloc_low=min(u_alloc), uncached_alloc_high=max(u_alloc),
         uncached_free_low=min(u_free), uncached_free_high=max(u_free),
         uncached_grows=_rising(u_alloc) and _rising(u_free),

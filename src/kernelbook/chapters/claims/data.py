@@ -98,6 +98,12 @@ def quiet_launch(d: Data, *keys: str) -> bool:
     return all(launch(d)[k].get("quiet", True) for k in keys)
 
 
+def quiet_copy(d: Data, experiment: str) -> bool:
+    """The copy ceiling of `experiment` stopped quiet (a run from before the criterion counts as quiet)."""
+    c = d[experiment]["bandwidth"]["copy"] if experiment == "machine.ceilings" else d[experiment]["copy"]
+    return c.get("quiet", True)
+
+
 def spans(a: Sequence[float], b: Sequence[float]) -> list[float]:
     """The lowest and highest a / b over samples that were not taken in pairs: min(a) / max(b), max(a) / min(b)."""
     return [min(a) / max(b), max(a) / min(b)]

@@ -25,6 +25,7 @@ from .data import (
     pairs,
     pct,
     quiet_chain,
+    quiet_copy,
     quiet_steps,
     quiet_versions,
     ratios,
@@ -95,6 +96,7 @@ ROWS = (
     relation("copy-below-read", STEP1, "machine.md",
              "Reading and writing together stream slower than reading alone",
              "read GB/s above copy GB/s in every pair of rounds", needs=(MC,),
+             quiet=lambda d: d[MC]["bandwidth"]["read"].get("quiet", True) and quiet_copy(d, MC),
              rounds=lambda d: pairs(gbps_rounds(d[MC]["bandwidth"]["read"]), gbps_rounds(d[MC]["bandwidth"]["copy"])),
              laptop=lambda p: f"{p[MC]['copy_gbps']} vs {p[MC]['dram_gbps']} GB/s",
              ours=lambda d: f"{d[MC]['bandwidth']['copy']['gbps']:,.0f} vs {d[MC]['bandwidth']['read']['gbps']:,.0f} "
@@ -146,7 +148,7 @@ ROWS = (
            "The fused Triton add + RMSNorm takes the time its 8 bytes per element need (1.19 ms on the laptop)",
            test="else: slower, never faster", needs=(FB,),
            value=lambda d: 1 / version(d, "add_rmsnorm", "triton")["share_of_copy"],
-           quiet=lambda d: quiet_versions(d, "add_rmsnorm", "triton"),
+           quiet=lambda d: quiet_versions(d, "add_rmsnorm", "triton") and quiet_copy(d, FB),
            rounds=lambda d: [x * d[FB]["copy"]["bytes_moved"] / version(d, "add_rmsnorm", "triton")["bytes_moved"]
                              for x in spans(version_times(d, "add_rmsnorm", "triton"), d[FB]["copy"]["values"])],
            direction=lambda d: version(d, "add_rmsnorm", "triton")["share_of_copy"] < 1, fmt=times(3), band=BYTES,

@@ -45,7 +45,7 @@ def six_ways(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", names: t
     limit = "recompile_limit" if hasattr(torch._dynamo.config, "recompile_limit") else "cache_size_limit"
     setattr(torch._dynamo.config, limit, 64)
     dev = torch.device(device)
-    copy = copy_bandwidth(rounds=3)
+    copy = copy_bandwidth()
     torch.cuda.empty_cache()  # the 4 GiB of copy buffers
 
     model, prompt, feed, bufs, ref32 = yardstick_model(fields, dev)

@@ -279,7 +279,7 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
             wide: tuple = WIDE, deep: tuple = DEEP, split: tuple = SPLIT, fold: tuple = FOLD) -> dict[str, Any]:
     """The experiment. Its arguments exist for a dry run on a small model; the stored result uses the defaults."""
     dev = torch.device(device)
-    copy = copy_bandwidth(rounds=3)
+    copy = copy_bandwidth()
     torch.cuda.empty_cache()
 
     model, prompt, feed, bufs, ref32 = yardstick_model(fields, dev)  # the decode chapter's yardstick, then bf16

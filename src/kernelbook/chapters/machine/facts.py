@@ -43,8 +43,7 @@ class Facts:
     # bandwidth and matmul
     copy_gib: float  # the copied tensor's size
     copy_over_l2: float | None  # ... in L2s
-    rounds: int  # do_bench rounds behind the copy (a fixed count; the other ceilings are sampled until quiet)
-    bw_quiet: bool  # the read-only and write-only passes both quiet
+    bw_quiet: bool  # the copy, the read-only and the write-only passes all quiet
     matmul_samples: int  # do_bench medians behind the matmul rate, sampled until quiet or the cap
     matmul_quiet: bool
     matmul_noise: float  # relative standard deviation of its samples, percent
@@ -129,7 +128,7 @@ def from_data(ceilings: dict[str, Any], laptop: dict[str, Any], eager_bytes: dic
     return Facts(
         gpu=gpu, sm_count=sm_count, l2_known=l2_bytes is not None, l2_mib=l2_bytes / MIB if l2_bytes else None,
         copy_gib=bw["bytes"] / GIB, copy_over_l2=bw["bytes"] / l2_bytes if l2_bytes else None,
-        rounds=bw["copy"]["n"], bw_quiet=bw["read"]["quiet"] and bw["write"]["quiet"],
+        bw_quiet=all(bw[k]["quiet"] for k in ("copy", "read", "write")),
         matmul_samples=mm["rounds"] if "rounds" in mm else mm["n_rounds"], matmul_quiet=mm["quiet"],
         matmul_noise=mm["noise_pct"], copy_gbps=bw["copy"]["gbps"], copy_tbps=bw["copy"]["gbps"] / 1e3,
         matmul_n=round((mm["flop"] / 2) ** (1 / 3)), matmul_tflops=mm["tflops"], ridge=ridge,

@@ -41,7 +41,9 @@ class Facts:
     transformers_version: str  # the transformers whose Qwen2RMSNorm ran
     copy_gbps: float  # the copy measured in the same process as the chains
     copy_gib_each_way: float
-    copy_spread: float  # half the copy's range over rounds, as a share of its median
+    copy_noise: float  # the copy's noise (relative standard deviation of its samples), as a share of its mean
+    copy_samples: int  # do_bench medians behind the copy
+    copy_quiet: bool  # the copy's samples stopped quiet
     profile_calls: int  # calls the profiler's per-kernel medians are taken over
     # bytes
     norm_kernels: int
@@ -163,7 +165,8 @@ def from_data(eager_bytes: dict[str, Any], ceilings: dict[str, Any], laptop: dic
         gpu=gpu, rows=eager_bytes["shape"][0], hidden=eager_bytes["shape"][1],
         dtype=LABELS.get(eager_bytes["dtype"], eager_bytes["dtype"]), transformers_version=transformers_version,
         copy_gbps=gbps, copy_gib_each_way=eager_bytes["copy"]["bytes_moved"] / 2 / GIB,
-        copy_spread=eager_bytes["copy"]["spread_pct"] / 200, profile_calls=norm["profile"]["calls"],
+        copy_noise=eager_bytes["copy"]["noise_pct"] / 100, copy_samples=eager_bytes["copy"]["n"],
+        copy_quiet=eager_bytes["copy"]["quiet"], profile_calls=norm["profile"]["calls"],
         norm_kernels=norm["count"], norm_bytes=norm["bytes_per_elem"], norm_fused_bytes=norm["fused_bytes_per_elem"],
         norm_bytes_ratio=norm["bytes_per_elem"] / norm["fused_bytes_per_elem"],
         laptop_norm_kernels=laptop["add_rmsnorm_kernels"], laptop_norm_bytes=laptop["add_rmsnorm_bytes_per_elem"],
