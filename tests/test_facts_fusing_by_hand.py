@@ -104,15 +104,18 @@ def test_compiled_differs_reads_every_output(data):
     assert F.from_data(**data).compiled_differs
 
 
-def test_fused_faster_follows_the_times(data):
+def test_fused_faster_is_read_round_by_round(data):
     f = F.from_data(**data)
-    assert f.norm_fused_faster and f.swiglu_fused_faster  # the fixture's kernels beat eager
+    assert f.norm_fused_versus == f.swiglu_fused_versus == "faster"  # the fixture's kernels beat eager every round
     eager, triton = _version(data, "add_rmsnorm", "eager"), _version(data, "add_rmsnorm", "triton")
     assert f.norm_bytes_ratio == pytest.approx(eager["bytes_moved"] / triton["bytes_moved"])
-    triton["speedup"] = 0.9
-    _version(data, "swiglu", "triton")["time"]["median"] = 1.2 * _version(data, "swiglu", "eager")["time"]["median"]
+    triton["time"]["values"] = [1.1 * x for x in eager["time"]["values"]]
+    sw_e, sw_t = _version(data, "swiglu", "eager")["time"], _version(data, "swiglu", "triton")["time"]
+    sw_t["median"] = 1.2 * sw_e["median"]
+    sw_t["values"] = [x * (0.9 if i % 2 else 1.1) for i, x in enumerate(sw_e["values"])]  # a noisy kernel: both sides
     f = F.from_data(**data)
-    assert not f.norm_fused_faster and not f.swiglu_fused_faster and f.swiglu_cut == pytest.approx(-0.2)
+    assert f.norm_fused_versus == "slower" and f.swiglu_fused_versus == "level"
+    assert f.swiglu_cut == pytest.approx(-0.2)  # the median's share, shown whatever the rounds decide
 
 
 def test_the_pages_words_for_the_articles_tie_are_the_ledgers(fixture_results):

@@ -77,12 +77,21 @@ def test_launch_noise_is_read_per_figure(data):
     assert f.eager_samples == launch["eager_ms"]["n"]
 
 
-def test_host_bound_when_enqueueing_takes_longer_than_a_graph_kernel(data):
+def test_host_bound_when_the_middle_of_the_host_samples_lies_above_the_graphs(data):
     launch = data["ceilings"]["launch"]
-    launch["graph_us_per_launch"] = launch["host_enqueue_us"]["median"] - 0.1
-    assert F.from_data(**data).host_bound
-    launch["graph_us_per_launch"] = launch["host_enqueue_us"]["median"] + 0.1
-    assert not F.from_data(**data).host_bound
+    host, graph = launch["host_enqueue_us"]["values"], launch["graph_ms"]["values"]
+    per_launch = 1e3 / launch["launches"]
+    f = F.from_data(**data)
+    assert f.host_bound != f.gpu_bound or not (f.host_bound or f.gpu_bound)
+    launch["graph_ms"]["values"] = [0.5 * min(host) / per_launch] * len(graph)  # every graph launch below the host
+    f = F.from_data(**data)
+    assert f.host_bound and not f.gpu_bound
+    launch["graph_ms"]["values"] = [2.0 * max(host) / per_launch] * len(graph)  # every one above
+    f = F.from_data(**data)
+    assert f.gpu_bound and not f.host_bound
+    launch["graph_ms"]["values"] = [x / per_launch for x in host]  # the same samples: overlapping
+    f = F.from_data(**data)
+    assert not f.host_bound and not f.gpu_bound
 
 
 @pytest.mark.parametrize("speedup, verdict", [(7.25, "less"), (8.0, "as much"), (9.0, "as much"), (9.5, "more")])

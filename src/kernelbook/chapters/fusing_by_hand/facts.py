@@ -27,6 +27,7 @@ LABELS = {  # (op, version) data keys -> how the tables name them
     ("swiglu", "compiled"): "SwiGLU: torch.compile",
 }
 Versus = Literal["tied", "slower", "faster"]
+RoundsVersus = Literal["faster", "slower", "level"]  # in every round; "level": the rounds fall on both sides
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,9 @@ class Facts:
     norm_eager_ms: float
     norm_triton_ms: float
     norm_speedup: float  # eager time over the Triton kernel's
-    norm_fused_faster: bool  # the Triton kernel beat the Qwen2 code
+    norm_fused_versus: RoundsVersus  # the Triton kernel against the Qwen2 code, round by round
     swiglu_cut: float  # share of eager SwiGLU's time the fused kernel takes off
-    swiglu_fused_faster: bool  # ... a positive share
+    swiglu_fused_versus: RoundsVersus  # the fused SwiGLU against eager's, round by round
     norm_bytes_ratio: float  # bytes the Qwen2 code moved over the bytes the Triton kernel moved
     laptop_norm_speedup: float
     laptop_swiglu_cut: float
@@ -112,6 +113,13 @@ class Facts:
     ties_swiglu_verdict: Verdict = "not measured"
 
 
+def _rounds_versus(ours: list[float], theirs: list[float]) -> RoundsVersus:
+    """Ours against theirs in every round of the interleaved timing (the rounds are paired): faster or slower in
+    all of them, else level. A median alone does not decide it: a noisy version's rounds may straddle."""
+    pairs = list(zip(ours, theirs, strict=True))
+    return "faster" if all(a < b for a, b in pairs) else "slower" if all(a > b for a, b in pairs) else "level"
+
+
 def _versus(diff: float, limit: float) -> Versus:
     return "tied" if abs(diff) <= limit else "slower" if diff > 0 else "faster"
 
@@ -150,9 +158,11 @@ def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versio
         > max(x for k, x in noise.items() if k[1] != "compiled"),
         norm_eager_ms=ms[("add_rmsnorm", "eager")], norm_triton_ms=ms[("add_rmsnorm", "triton")],
         norm_speedup=v[("add_rmsnorm", "triton")]["speedup"],
-        norm_fused_faster=v[("add_rmsnorm", "triton")]["speedup"] > 1,
+        norm_fused_versus=_rounds_versus(v[("add_rmsnorm", "triton")]["time"]["values"],
+                                         v[("add_rmsnorm", "eager")]["time"]["values"]),
         swiglu_cut=1 - ms[("swiglu", "triton")] / ms[("swiglu", "eager")],
-        swiglu_fused_faster=ms[("swiglu", "triton")] < ms[("swiglu", "eager")],
+        swiglu_fused_versus=_rounds_versus(v[("swiglu", "triton")]["time"]["values"],
+                                           v[("swiglu", "eager")]["time"]["values"]),
         norm_bytes_ratio=v[("add_rmsnorm", "eager")]["bytes_moved"] / v[("add_rmsnorm", "triton")]["bytes_moved"],
         laptop_norm_speedup=laptop_versions["add_rmsnorm_speedup"],
         laptop_swiglu_cut=laptop_versions["swiglu_time_cut"],

@@ -95,7 +95,9 @@ class Facts:
     laptop_graph_low: float  # the article's graph speedup, a range
     laptop_graph_high: float
     host_versus_laptop: HostVersus  # "similar": the laptop's figure lies in the middle of this machine's samples
-    host_bound: bool  # Python takes longer to enqueue a launch than the GPU takes to run one from a graph
+    host_bound: bool  # Python takes longer to enqueue a launch than the GPU takes to run one from a graph: the
+    # middle MIDDLE of the host's samples all above the middle of the graph's (per launch)
+    gpu_bound: bool  # ... all below it; neither: the two ranges overlap
     graph_versus_laptop: GraphVersus  # the graph speedup against the laptop's range
 
 
@@ -124,6 +126,8 @@ def from_data(ceilings: dict[str, Any], laptop: dict[str, Any], eager_bytes: dic
     laptop_ridge = laptop["bf16_tflops"] * 1e3 / laptop["copy_gbps"]
     host = launch["host_enqueue_us"]
     low, high = _middle(host["values"])
+    per_launch = 1e3 / launch["launches"]  # a graph sample's ms -> µs per launch
+    graph_low, graph_high = (x * per_launch for x in _middle(launch["graph_ms"]["values"]))
     loops = (launch["eager_ms"], launch["graph_ms"], host)
     return Facts(
         gpu=gpu, sm_count=sm_count, l2_known=l2_bytes is not None, l2_mib=l2_bytes / MIB if l2_bytes else None,
@@ -153,7 +157,7 @@ def from_data(ceilings: dict[str, Any], laptop: dict[str, Any], eager_bytes: dic
         laptop_host_us=laptop["launch_host_us"], laptop_graph_low=laptop["graph_speedup_low"],
         laptop_graph_high=laptop["graph_speedup_high"],
         host_versus_laptop=_host_versus(low, high, laptop["launch_host_us"]),
-        host_bound=host["median"] > launch["graph_us_per_launch"],
+        host_bound=low > graph_high, gpu_bound=high < graph_low,
         graph_versus_laptop=_graph_versus(launch["speedup"], laptop["graph_speedup_low"],
                                           laptop["graph_speedup_high"]),
     )
