@@ -349,3 +349,15 @@ def test_two_stored_runs_that_agree_keep_their_verdict(tmp_path, monkeypatch):
     j = ledger.judge(ledger.BY_ID["speedup"], "nvidia-h200")
     assert (j.verdict, j.runs) == (V.REPRODUCED, 2)
     assert all(r.low is not None and r.samples == 3 for r in j.readings)  # each run's spread, for the firmness page
+
+
+def test_cached_allocations_are_faster_only_where_every_sample_is(found):
+    """The old test held the slowest single cached call to cudaMalloc's median; over thousands of calls one
+    preempted call decides that. Now every sample (a median of 10 calls) must be apart, at every size."""
+    ca = _data(found, "allocator.caching")
+    assert _judge("cache-alloc-faster", found).verdict == V.HOLDS
+    big = ca["uncached"]["sizes"][-1]["alloc"]
+    big["values"] = [*big["values"][:-1], 0.5 * min(ca["cached"]["sizes"][-1]["alloc"]["values"])]
+    assert _judge("cache-alloc-faster", found).verdict == V.NOT_RESOLVED  # one uncached sample below a cached one
+    big["quiet"] = False
+    assert _judge("cache-alloc-faster", found).verdict == V.NOISY
