@@ -299,3 +299,21 @@ def test_facts_keep_an_older_stored_run_apart(fixture_results):
     g = _fig(f, "launch_eager")
     assert g.current_runs == 1 and g.earlier_runs == 1 and g.earlier_low == pytest.approx(0.5)
     assert g.median == pytest.approx(json.loads(newest.read_text())["data"]["launch"]["eager_ms"]["median"])
+
+
+def test_the_speed_of_light_share_carries_its_noise_and_an_old_fixed_count_run_its_range(runs):
+    def fixed(d):  # as a run from before the criterion stored them: a fixed count of rounds, no noise
+        for s in d["shapes"]:
+            for v in s["versions"].values():
+                for k in ("median", "noise_pct", "quiet", "bound_pct", "stopped", "elapsed_s"):
+                    v.pop(k, None)
+    _another(runs, "speed_of_light.add_rmsnorm", False, "2000-01-01", fixed)
+    shape = min((s for s in runs["speed_of_light.add_rmsnorm"][-1].data["shapes"] if s["bytes"] >= F.BIG_BYTES),
+                key=lambda s: s["versions"]["copy"]["ms"] / s["versions"][F.OURS]["ms"])
+    now = F._sol(runs["speed_of_light.add_rmsnorm"][-1].data)
+    old = F._sol(runs["speed_of_light.add_rmsnorm"][0].data)
+    ours, copy_ = shape["versions"][F.OURS], shape["versions"]["copy"]
+    assert now.noise == pytest.approx(((ours["noise_pct"] / 100) ** 2 + (copy_["noise_pct"] / 100) ** 2) ** 0.5)
+    assert now.quiet == (ours["quiet"] and copy_["quiet"])
+    assert old.noise is None and old.quiet is None
+    assert old.low == pytest.approx(min(copy_["values"]) / max(ours["values"]))
