@@ -299,3 +299,25 @@ def test_facts_keep_an_older_stored_run_apart(fixture_results):
     g = _fig(f, "launch_eager")
     assert g.current_runs == 1 and g.earlier_runs == 1 and g.earlier_low == pytest.approx(0.5)
     assert g.median == pytest.approx(json.loads(newest.read_text())["data"]["launch"]["eager_ms"]["median"])
+
+
+def test_the_share_of_the_copy_and_the_allocation_read_their_samples_noise(runs):
+    sol = runs["speed_of_light.add_rmsnorm"][-1].data
+    shapes = [s for s in sol["shapes"] if s["bytes"] >= F.BIG_BYTES]
+    low = min(shapes, key=lambda s: s["versions"]["copy"]["ms"] / s["versions"]["ours"]["ms"])
+    for k in ("copy", "ours"):
+        low["versions"][k].update(noise_pct=0.2, quiet=True)
+    g = _fig(F.from_data(runs, "H200"), "sol_add")
+    assert g.firmness == "steady in one run" and g.within == pytest.approx(2 * (2 * 0.002 ** 2) ** 0.5)
+    low["versions"]["ours"].update(noise_pct=0.9, quiet=False)
+    assert _fig(F.from_data(runs, "H200"), "sol_add").firmness == "noisy"
+    sizes = runs["allocator.caching"][-1].data["cached"]["sizes"]
+    slowest = max(sizes, key=lambda s: s["alloc_us"])
+    slowest["alloc"].update(noise_pct=0.1, quiet=True)
+    g = _fig(F.from_data(runs, "H200"), "alloc")
+    assert g.firmness == "steady in one run" and g.within == pytest.approx(0.002)
+    slowest["alloc"].update(noise_pct=30.0, quiet=False)
+    assert _fig(F.from_data(runs, "H200"), "alloc").firmness == "noisy"
+    for s in sizes:
+        del s["alloc"]  # a run from before the samples were stored: its median alone
+    assert _fig(F.from_data(runs, "H200"), "alloc").firmness == "no rounds stored"
