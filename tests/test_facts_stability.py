@@ -105,6 +105,8 @@ def test_a_second_current_run_gives_the_range_and_decides(runs):
     assert g.median == pytest.approx(_time(runs["fusing_by_hand.versions"][-1].data, "swiglu", "eager")["median"])
     assert g.firmness == "unsettled" and g.label in f.unsettled_labels and f.any_unsettled
     assert not f.one_current_each and f.any_one_current and f.current_runs == f.experiments + 1
+    assert f.one_current_experiments == f.experiments - 1
+    assert f.one_run_figures == f.n_figures - sum(s.experiment == "fusing_by_hand.versions" for s in F.SPECS)
     same = _fig(f, "fusion_swiglu_triton")
     assert same.current_range == 0 and same.firmness == ("noisy" if same.within > F.FIRM else "firm")
 
@@ -114,6 +116,7 @@ def test_every_experiment_with_two_current_runs_has_none_with_one(runs):
         _another(runs, name, True, "2099-01-01")
     f = F.from_data(runs, "H200")
     assert not f.one_current_each and not f.any_one_current
+    assert f.one_current_experiments == f.one_run_figures == 0
     assert all(x.current_range == 0 for x in f.figures)
 
 

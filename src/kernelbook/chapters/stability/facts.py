@@ -323,6 +323,8 @@ class Facts:
     any_earlier: bool
     one_current_each: bool  # every experiment has exactly one run of the current code
     any_one_current: bool  # some experiment has only one
+    one_current_experiments: int  # ... how many
+    one_run_figures: int  # figures whose experiment has only one run of the current code
     same_versions: bool  # every stored run ran the same torch, Triton, CUDA and driver
     versions: tuple[str, ...]  # those of the newest run of machine.ceilings
     earlier_first: str  # the oldest earlier-code run's date, '2026-11-29' ("" if none)
@@ -551,6 +553,8 @@ def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
         earlier_experiments=sum(any(not r.current for r in runs[n]) for n in EXPERIMENTS), any_earlier=bool(earlier),
         one_current_each=all(sum(r.current for r in runs[n]) == 1 for n in EXPERIMENTS),
         any_one_current=any(sum(r.current for r in runs[n]) == 1 for n in EXPERIMENTS),
+        one_current_experiments=sum(sum(r.current for r in runs[n]) == 1 for n in EXPERIMENTS),
+        one_run_figures=sum(x.current_runs == 1 for x in figs),
         same_versions=len({r.versions for r in every}) == 1,
         versions=[r for r in runs["machine.ceilings"] if r.current][-1].versions,
         earlier_first=min((r.started for r in earlier), default="")[:10],
