@@ -331,6 +331,9 @@ class Facts:
     swiglu_goal: Goal
     swiglu_goal_noisy: tuple[str, ...]
     swiglu_noise: Noise
+    swiglu_all_quiet: bool  # every figure of its table quiet at every shape
+    swiglu_rounds_vary: bool  # its shapes ran different numbers of rounds
+    swiglu_noisy_big: bool  # some figure of its table still noisy at a large shape
     inexact_shows: bool  # a rival ours was not ahead of does not give eager's output, where ours does
     inexact_rival: str
     inexact_compiled: bool  # that rival is torch.compile, whose kernel a probe read (results/PROBES.md)
@@ -531,7 +534,9 @@ def _swiglu(sw: dict[str, Any]) -> dict[str, Any]:
         swiglu_behind=behind_, swiglu_any_behind=bool(behind_),
         swiglu_at_share=sum(at_share(s) for s in shapes), swiglu_met=n_met, swiglu_goal_met=n_met == len(shapes),
         swiglu_goal=goal_of(shapes, SWIGLU),
-        swiglu_goal_noisy=tuple(shape_text(s) for s in shapes if goal(s, SWIGLU) == "noisy"), swiglu_noise=noise(sw),
+        swiglu_goal_noisy=tuple(shape_text(s) for s in shapes if goal(s, SWIGLU) == "noisy"), swiglu_noise=(sn := noise(sw)),
+        swiglu_all_quiet=sn.all_quiet, swiglu_rounds_vary=sn.rounds_high != sn.rounds_low,
+        swiglu_noisy_big=bool(sn.noisy_big),
         inexact_shows=bool(inexact), inexact_rival=LABELS[rival] if rival else "", inexact_compiled=rival == "compiled",
         inexact_level=bool(at) and standing(at, SWIGLU)[rival] == "level",
         inexact_shape=shape_text(at) if at else "",
