@@ -190,3 +190,14 @@ def test_a_noisy_cell_is_named(data):
     assert not f.caching_noisy and f.caching_batch == data["caching"]["cached"]["sizes"][0]["batch"]
     data["caching"]["uncached"]["queued"]["free"]["quiet"] = False
     assert F.from_data(**data).caching_noisy
+
+
+def test_the_cells_are_counted_by_how_their_sampling_stopped(data):
+    f = F.from_data(**data)
+    assert (f.caching_cells, f.caching_quiet_cells) == (20, 20) and f.caching_max_samples == 1000
+    q = data["caching"]["uncached"]["queued"]["free"]
+    q.update(quiet=False, stopped="cap")
+    s = data["caching"]["cached"]["sizes"][0]["alloc"]
+    s.update(quiet=False, stopped="limit")
+    f = F.from_data(**data)
+    assert (f.caching_quiet_cells, f.caching_at_limit, f.caching_at_cap) == (18, 1, 1) and f.caching_noisy

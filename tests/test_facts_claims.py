@@ -50,7 +50,7 @@ def test_the_fixture_reads_as_stored(data):
                                                                                               V.FAILS)]
     for rid in F.NAMED:
         assert getattr(f, f"v_{rid.replace('-', '_')}") == next(j.verdict for j in judged if j.row.id == rid)
-    assert (f.runs_fewest, f.runs_most, f.one_run) == (1, 1, True)
+    assert (f.runs_fewest, f.runs_most, f.one_run) == (1, 1, True) and f.runs_single == f.runs_rows > 0
     chain = _d(data, "memory_bound.eager_bytes")["chains"]["add_rmsnorm"]
     assert (f.eager_kernels, f.eager_bytes, f.fused_bytes) == (chain["count"], chain["bytes_per_elem"],
                                                                chain["fused_bytes_per_elem"])
@@ -199,6 +199,7 @@ def test_two_runs_that_disagree_read_as_varying(data):
     data["runs"]["fusing_by_hand.versions"].append(("r2", second))
     f = F.from_data(**data)
     assert (f.v_speedup, f.runs_most, f.one_run, f.any_undecided) == (V.VARIES, 2, False, True)
+    assert 0 < f.runs_single < f.runs_rows  # the rows that read the second run rest on two
     assert ("Fused into a Triton kernel, add + RMSNorm gets about 5.2 times faster than eager", V.VARIES,
             "fusing-by-hand.md") in f.undecided_rows
 

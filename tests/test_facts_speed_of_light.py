@@ -408,3 +408,35 @@ def test_fewer_programs_per_sm_with_the_ieee_divide_only_where_its_registers_cos
     F.probe(data["swiglu"])["registers"]["per_thread"]["ieee"] = 29
     f = F.from_data(**data)
     assert not f.ieee_holds_fewer and f.held_ieee == f.held_approx == 16
+
+
+def test_every_round_on_its_own_placement_only_where_the_pool_held_every_round(data):
+    f = F.from_data(**data)
+    assert f.add_own_placements and f.add_pool_low == 10
+    s = _at(data["add"], 32768, 16384)
+    s["rounds"].update(rounds=14, placements=10)  # the pool full: rounds 11 to 14 reuse placements
+    _at(data["add"], 8192, 4096)["rounds"]["placements"] = 12
+    f = F.from_data(**data)
+    assert not f.add_own_placements and (f.add_pool_low, f.add_pool_shape) == (10, "1 × 1,536")
+    for t in data["add"]["shapes"]:
+        t["rounds"]["placements"] = 20
+    s["rounds"]["placements"] = 8
+    f = F.from_data(**data)
+    assert not f.add_own_placements and (f.add_pool_low, f.add_pool_shape) == (8, "32,768 × 16,384")
+
+
+def test_the_swiglu_rounds_name_what_stayed_noisy_at_a_large_shape(data):
+    for s in data["swiglu"]["shapes"]:
+        s["rounds"]["rounds"] = 10
+        for v in s["versions"].values():
+            v.update(quiet=True, noise_pct=0.1)
+    f = F.from_data(**data)
+    assert f.swiglu_all_quiet and not f.swiglu_noisy_big and not f.swiglu_rounds_vary
+    small = next(s for s in data["swiglu"]["shapes"] if s["small"])
+    small["versions"]["eager"].update(quiet=False, noise_pct=1.2)
+    small["rounds"]["rounds"] = 20
+    f = F.from_data(**data)
+    assert not f.swiglu_all_quiet and not f.swiglu_noisy_big and f.swiglu_rounds_vary
+    _big(data["swiglu"])[0]["versions"]["liger"].update(quiet=False, noise_pct=0.8)
+    f = F.from_data(**data)
+    assert f.swiglu_noisy_big and f.swiglu_noise.noisy_big[0].names == ("Liger-Kernel",)

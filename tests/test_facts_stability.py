@@ -105,6 +105,8 @@ def test_a_second_current_run_gives_the_range_and_decides(runs):
     assert g.median == pytest.approx(_time(runs["fusing_by_hand.versions"][-1].data, "swiglu", "eager")["median"])
     assert g.firmness == "unsettled" and g.label in f.unsettled_labels and f.any_unsettled
     assert not f.one_current_each and f.any_one_current and f.current_runs == f.experiments + 1
+    assert f.one_current_experiments == f.experiments - 1
+    assert f.one_run_figures == f.n_figures - sum(s.experiment == "fusing_by_hand.versions" for s in F.SPECS)
     same = _fig(f, "fusion_swiglu_triton")
     assert same.current_range == 0 and same.firmness == ("noisy" if same.within > F.FIRM else "firm")
 
@@ -114,6 +116,7 @@ def test_every_experiment_with_two_current_runs_has_none_with_one(runs):
         _another(runs, name, True, "2099-01-01")
     f = F.from_data(runs, "H200")
     assert not f.one_current_each and not f.any_one_current
+    assert f.one_current_experiments == f.one_run_figures == 0
     assert all(x.current_range == 0 for x in f.figures)
 
 
@@ -317,3 +320,25 @@ def test_the_speed_of_light_share_carries_its_noise_and_an_old_fixed_count_run_i
     assert now.quiet == (ours["quiet"] and copy_["quiet"])
     assert old.noise is None and old.quiet is None
     assert old.low == pytest.approx(min(copy_["values"]) / max(ours["values"]))
+
+
+def test_the_share_of_the_copy_and_the_allocation_read_their_samples_noise(runs):
+    sol = runs["speed_of_light.add_rmsnorm"][-1].data
+    shapes = [s for s in sol["shapes"] if s["bytes"] >= F.BIG_BYTES]
+    low = min(shapes, key=lambda s: s["versions"]["copy"]["ms"] / s["versions"]["ours"]["ms"])
+    for k in ("copy", "ours"):
+        low["versions"][k].update(noise_pct=0.2, quiet=True)
+    g = _fig(F.from_data(runs, "H200"), "sol_add")
+    assert g.firmness == "steady in one run" and g.within == pytest.approx(2 * (2 * 0.002 ** 2) ** 0.5)
+    low["versions"]["ours"].update(noise_pct=0.9, quiet=False)
+    assert _fig(F.from_data(runs, "H200"), "sol_add").firmness == "noisy"
+    sizes = runs["allocator.caching"][-1].data["cached"]["sizes"]
+    slowest = max(sizes, key=lambda s: s["alloc_us"])
+    slowest["alloc"].update(noise_pct=0.1, quiet=True)
+    g = _fig(F.from_data(runs, "H200"), "alloc")
+    assert g.firmness == "steady in one run" and g.within == pytest.approx(0.002)
+    slowest["alloc"].update(noise_pct=30.0, quiet=False)
+    assert _fig(F.from_data(runs, "H200"), "alloc").firmness == "noisy"
+    for s in sizes:
+        del s["alloc"]  # a run from before the samples were stored: its median alone
+    assert _fig(F.from_data(runs, "H200"), "alloc").firmness == "no rounds stored"

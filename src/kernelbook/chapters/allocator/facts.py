@@ -46,7 +46,12 @@ class Facts:
     caching_min_samples: int  # samples are taken until quiet (bench.py): at least this many,
     caching_bound_pct: float  # ... noise at most this, in percent
     caching_cap_s: float  # ... or this many seconds a size
-    caching_noisy: bool  # some cell of the table stayed noisy at its cap
+    caching_max_samples: int  # ... or this many samples, whichever comes first
+    caching_cells: int  # the timings behind the table's cells
+    caching_quiet_cells: int  # ... those that stopped quiet
+    caching_at_limit: int  # ... those that stopped at the sample count
+    caching_at_cap: int  # ... those that stopped at the time cap
+    caching_noisy: bool  # some cell of the table stayed noisy when its sampling stopped
     uncached_alloc_low: float
     uncached_alloc_high: float
     uncached_free_low: float
@@ -180,7 +185,10 @@ def _caching(cach: dict[str, Any], laptop: dict[str, Any]) -> dict[str, Any]:
         cached_reps=min(s["reps"] for s in c["sizes"]), uncached_reps=min(s["reps"] for s in u["sizes"]),
         queued_reps=min(len(cq["free_us_all"]), len(u["queued"]["free_us_all"])),
         caching_batch=min(s["batch"] for s in c["sizes"] + u["sizes"]), caching_min_samples=bench.MIN_SAMPLES,
-        caching_bound_pct=bench.BOUND_PCT, caching_cap_s=CACHING_CAP_S,
+        caching_bound_pct=bench.BOUND_PCT, caching_cap_s=CACHING_CAP_S, caching_max_samples=bench.MAX_SAMPLES,
+        caching_cells=len(cells := _cells(c) + _cells(u)), caching_quiet_cells=sum(t["quiet"] for t in cells),
+        caching_at_limit=sum(t["stopped"] == "limit" for t in cells),
+        caching_at_cap=sum(t["stopped"] == "cap" for t in cells),
         caching_noisy=not all(t["quiet"] for p in (c, u) for t in _cells(p)),
         uncached_alloc_low=min(u_alloc), uncached_alloc_high=max(u_alloc),
         uncached_free_low=min(u_free), uncached_free_high=max(u_free),

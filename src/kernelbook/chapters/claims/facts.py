@@ -88,6 +88,8 @@ class Facts:
     runs_fewest: int  # runs of the current code behind a decided row, fewest and most
     runs_most: int
     one_run: bool  # every decided row rests on a single run
+    runs_rows: int  # rows read from measured runs
+    runs_single: int  # ... those read from a single run of the current code
     # verdicts the summaries name
     v_ridge: Verdict
     v_bytes_predict_time: Verdict
@@ -214,7 +216,7 @@ def from_data(runs: ledger.Runs, laptop: Data, gpu: str, sm_count: int, machine:
         any_undecided=bool(count(judged, NOT_RESOLVED, NOISY, VARIES)),
         undecided_rows=_rows(judged, NOT_RESOLVED, NOISY, VARIES),
         runs_fewest=min(decided, default=0), runs_most=max(decided, default=0),
-        one_run=max(decided, default=0) <= 1,
+        one_run=max(decided, default=0) <= 1, runs_rows=len(decided), runs_single=sum(n == 1 for n in decided),
         **{f"v_{rid.replace('-', '_')}": verdict[rid] for rid in NAMED},
         eager_kernels=chain["count"], eager_bytes=chain["bytes_per_elem"], fused_bytes=chain["fused_bytes_per_elem"],
         bytes_measured_ms=chain["bench"]["median"], bytes_predicted_ms=chain["predicted_us"] / 1e3,

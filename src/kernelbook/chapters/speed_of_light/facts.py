@@ -230,6 +230,9 @@ class Facts:
     small_rows_low: int
     small_rows_high: int
     copy_round_spread: float  # the copy's widest range over its rounds at a large shape, over its fastest round
+    add_own_placements: bool  # every round at every shape ran on a placement no other round used (the pool held all)
+    add_pool_low: int  # the fewest placements a shape's pool held
+    add_pool_shape: str  # ... at this shape
     add_y_max_steps: int  # ours' normalised output, at most this many bf16 steps from eager (its check, every shape)
     # add + RMSNorm against the copy and its rivals
     add_rivals: tuple[str, ...]  # the rivals that ran
@@ -328,6 +331,9 @@ class Facts:
     swiglu_goal: Goal
     swiglu_goal_noisy: tuple[str, ...]
     swiglu_noise: Noise
+    swiglu_all_quiet: bool  # every figure of its table quiet at every shape
+    swiglu_rounds_vary: bool  # its shapes ran different numbers of rounds
+    swiglu_noisy_big: bool  # some figure of its table still noisy at a large shape
     inexact_shows: bool  # a rival ours was not ahead of does not give eager's output, where ours does
     inexact_rival: str
     inexact_compiled: bool  # that rival is torch.compile, whose kernel a probe read (results/PROBES.md)
@@ -412,12 +418,18 @@ def _add(add: dict[str, Any]) -> dict[str, Any]:
     ours_y = [c["max_steps"] for s in shapes for k, c in s["check"].items() if k.startswith("y")]
     n_met = sum(met(s, ADD) for s in large)
     add_noise = noise(add)
+    # placements a shape's rounds ran on: its pool (method.py), or one a round from before the pool was bounded
+    pools = [(s["rounds"].get("placements", s["rounds"]["rounds"]) if "rounds" in s else add["rounds"], s)
+             for s in shapes]
+    pool_low, pool_at = min(pools, key=lambda p: p[0])
     return dict(
         rounds=add_noise.rounds_low, add_noise=add_noise, add_all_quiet=add_noise.all_quiet,
         add_rounds_vary=add_noise.rounds_high != add_noise.rounds_low, graph_calls=add["graph_calls"],
         finalists=add["finalists"],
         small_rows_low=min(s["rows"] for s in small), small_rows_high=max(s["rows"] for s in small),
         copy_round_spread=max((max(v) - min(v)) / min(v) for v in copies), add_y_max_steps=max(ours_y),
+        add_own_placements=all(n >= (s["rounds"]["rounds"] if "rounds" in s else add["rounds"]) for n, s in pools),
+        add_pool_low=pool_low, add_pool_shape=shape_text(pool_at),
         add_rivals=tuple(LABELS[o] for o in RIVALS[ADD] if any("ms" in s["versions"].get(o, {}) for s in shapes)),
         add_big=len(large), add_share_low=min(share), add_share_high=max(share),
         add_at_share=sum(at_share(s) for s in large), add_ahead=len(large) - len(not_ahead),
@@ -522,7 +534,10 @@ def _swiglu(sw: dict[str, Any]) -> dict[str, Any]:
         swiglu_behind=behind_, swiglu_any_behind=bool(behind_),
         swiglu_at_share=sum(at_share(s) for s in shapes), swiglu_met=n_met, swiglu_goal_met=n_met == len(shapes),
         swiglu_goal=goal_of(shapes, SWIGLU),
-        swiglu_goal_noisy=tuple(shape_text(s) for s in shapes if goal(s, SWIGLU) == "noisy"), swiglu_noise=noise(sw),
+        swiglu_goal_noisy=tuple(shape_text(s) for s in shapes if goal(s, SWIGLU) == "noisy"),
+        swiglu_noise=(sn := noise(sw)),
+        swiglu_all_quiet=sn.all_quiet, swiglu_rounds_vary=sn.rounds_high != sn.rounds_low,
+        swiglu_noisy_big=bool(sn.noisy_big),
         inexact_shows=bool(inexact), inexact_rival=LABELS[rival] if rival else "", inexact_compiled=rival == "compiled",
         inexact_level=bool(at) and standing(at, SWIGLU)[rival] == "level",
         inexact_shape=shape_text(at) if at else "",

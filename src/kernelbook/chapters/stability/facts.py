@@ -139,13 +139,23 @@ def _versions(shape: dict[str, Any]) -> dict[str, Any]:
     return {OLD_KEYS.get(k, k): v for k, v in shape["versions"].items()}
 
 
+def _timing(x: dict[str, Any]) -> Sample:
+    """A version's rounds: its stored summary where its rounds stopped on the noise criterion, else its values."""
+    return _t(x) if "median" in x else _rounds(x["values"])
+
+
 def _sol(d: dict[str, Any]) -> Sample:
-    """Ours' lowest share of the same-bytes copy over the shapes that count for the goal, with that shape's range."""
+    """Ours' lowest share of the same-bytes copy over the shapes that count for the goal, with that shape's range and,
+    where its rounds stopped on the noise criterion, the copy's and ours' noise."""
     shapes = [_versions(s) for s in d["shapes"] if s["bytes"] >= BIG_BYTES]
     v = min(shapes, key=lambda v: v["copy"]["ms"] / v[OURS]["ms"])
-    # rounds until quiet (their noise stored) or, in runs from before the criterion, a fixed count of rounds
-    sample = (lambda t: _t(t)) if "noise_pct" in v[OURS] else (lambda t: _rounds(t["values"]))
-    return _ratio(sample(v["copy"]), sample(v[OURS]))
+    return _ratio(_timing(v["copy"]), _timing(v[OURS]))
+
+
+def _alloc(d: dict[str, Any]) -> Sample:
+    """The slowest size's cached allocation: its samples' summary where stored, else its median alone."""
+    s = max(d["cached"]["sizes"], key=lambda s: s["alloc_us"])
+    return _t(s["alloc"]) if "alloc" in s else Sample(s["alloc_us"])
 
 
 def _fusion(op: str, key: str) -> Callable[[dict[str, Any]], Sample]:
@@ -209,8 +219,7 @@ SPECS: tuple[Spec, ...] = (
          lambda d: Sample(d["add_rmsnorm"]["cold"]["first_call_s"])),
     Spec("compile_decode", "decode.compile_warm", "s", 1, "decode.md",
          lambda d: Sample(d["cold"]["modes"]["compile_default"]["compile_s"])),
-    Spec("alloc", "allocator.caching", "µs", 2, "allocator.md",
-         lambda d: Sample(max(s["alloc_us"] for s in d["cached"]["sizes"]))),
+    Spec("alloc", "allocator.caching", "µs", 2, "allocator.md", _alloc),
 )
 WHAT_MOVES = ("torch_compile.codegen",)  # read for autotuning's picks, not for a figure of the table
 EXPERIMENTS = tuple(dict.fromkeys([s.experiment for s in SPECS] + list(WHAT_MOVES)))
@@ -314,6 +323,8 @@ class Facts:
     any_earlier: bool
     one_current_each: bool  # every experiment has exactly one run of the current code
     any_one_current: bool  # some experiment has only one
+    one_current_experiments: int  # ... how many
+    one_run_figures: int  # figures whose experiment has only one run of the current code
     same_versions: bool  # every stored run ran the same torch, Triton, CUDA and driver
     versions: tuple[str, ...]  # those of the newest run of machine.ceilings
     earlier_first: str  # the oldest earlier-code run's date, '2026-11-29' ("" if none)
@@ -542,6 +553,8 @@ def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
         earlier_experiments=sum(any(not r.current for r in runs[n]) for n in EXPERIMENTS), any_earlier=bool(earlier),
         one_current_each=all(sum(r.current for r in runs[n]) == 1 for n in EXPERIMENTS),
         any_one_current=any(sum(r.current for r in runs[n]) == 1 for n in EXPERIMENTS),
+        one_current_experiments=sum(sum(r.current for r in runs[n]) == 1 for n in EXPERIMENTS),
+        one_run_figures=sum(x.current_runs == 1 for x in figs),
         same_versions=len({r.versions for r in every}) == 1,
         versions=[r for r in runs["machine.ceilings"] if r.current][-1].versions,
         earlier_first=min((r.started for r in earlier), default="")[:10],
