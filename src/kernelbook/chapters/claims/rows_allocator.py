@@ -157,10 +157,19 @@ ROWS = (
           ours=lambda d: f"{_frag(d, 'expandable')[-1]['allocated'] // MiB:,} MiB in "
                          f"{_frag(d, 'expandable')[-1]['reserved'] // MiB:,}"),
     exact("expandable-grows", STEP5, "allocator.md",
-          "With expandable segments one segment per pool grows instead of new ones being made",
+          "With expandable segments one segment per stream grows instead of new ones being made (one stream here: "
+          "one segment in each of its pools)",
           "at most one segment per pool at every checkpoint", needs=(FR,),
           value=lambda d: all(_per_pool(c) <= 1 for c in _frag(d, "expandable")), laptop=lambda p: "stated",
           ours=lambda d: f"at most {max(_per_pool(c) for c in _frag(d, 'expandable'))} per pool"),
+    unmeasured("expandable-pages", STEP5, "allocator.md",
+               "An expandable segment grows in pages of 2 MiB (small pool) or 20 MiB (large pool)",
+               "memory_reserved() after each allocation under expandable_segments:True: every step a multiple of "
+               "its pool's page"),
+    unmeasured("expandable-sharing", STEP5, "allocator.md",
+               "Sharing expandable segments' memory between processes takes extra steps",
+               "a CUDA tensor passed to another process through torch.multiprocessing, with and without "
+               "expandable segments"),
     unmeasured("expandable-cost", STEP5, "allocator.md", "Expandable segments make first allocations slower",
                "first allocations timed with and without expandable_segments (the timings cover only the default)",
                laptop=lambda p: "stated"),
@@ -168,6 +177,10 @@ ROWS = (
           "one pool seen per captured size", needs=(GP,),
           value=lambda d: d[GP]["private_pools_seen"] == len(d[GP]["sizes"]), laptop=lambda p: "stated",
           ours=lambda d: f"{d[GP]['private_pools_seen']} pools for {len(d[GP]['sizes'])} sizes"),
+    unmeasured("graph-pool-held", STEP5, "allocator.md",
+               "A graph's private pool stays reserved until the graph and its output tensors are gone",
+               "reserved memory after deleting the captured graphs and their outputs, then after empty_cache() "
+               "(graph_pools reads it only after each capture)"),
     relation("graph-pools-cost", STEP5, "allocator.md", "Every captured batch size costs memory of its own",
              "each capture adds reserved memory", needs=(GP,),
              rounds=lambda d: [float(x) for x in d[GP]["separate_steps"]], laptop=lambda p: "stated",

@@ -84,6 +84,12 @@ ROWS = (
            ours=lambda d: f"{d[MC]['ridge_flop_per_byte'] / d[MB]['swiglu_intensity']['fused_flop_per_byte']:,.0f}× "
                           f"(ridge {d[MC]['ridge_flop_per_byte']:,.0f}, "
                           f"SwiGLU {d[MB]['swiglu_intensity']['fused_flop_per_byte']:.2f})"),
+    exact("laptop-roofline", STEP1, "machine.md",
+          "The laptop's roofline: 25.3 BF16 TFLOPS against 248.7 GB/s of DRAM bandwidth",
+          "figures of the laptop's own GPU", needs=(MC,), value=lambda d: True, applies=lambda d: False,
+          unless="the laptop", laptop=lambda p: f"{p[MC]['bf16_tflops']} TFLOPS, {p[MC]['dram_gbps']} GB/s",
+          ours=lambda d: f"{d[MC]['matmul']['tflops']:,.0f} TFLOPS, {d[MC]['bandwidth']['read']['gbps']:,.0f} GB/s "
+                         "read"),
     exact("swiglu-intensity", STEP1, "memory-bound.md",
           "SwiGLU's activation does about 5 FLOPs per element over 6 bytes fused, under 1 FLOP per byte",
           "5 FLOP and 6 bytes per element", needs=(MB,),
@@ -94,7 +100,8 @@ ROWS = (
           ours=lambda d: f"{d[MB]['swiglu_intensity']['flop_per_elem']} FLOP / "
                          f"{d[MB]['swiglu_intensity']['fused_bytes_per_elem']:g} B"),
     relation("copy-below-read", STEP1, "machine.md",
-             "Reading and writing together stream slower than reading alone",
+             "Reading and writing together stream slower than reading alone (the article's copy figure, 226 GB/s, "
+             "under its DRAM figure, 248.7 GB/s)",
              "read GB/s above copy GB/s in every pair of rounds", needs=(MC,),
              quiet=lambda d: d[MC]["bandwidth"]["read"].get("quiet", True) and quiet_copy(d, MC),
              rounds=lambda d: pairs(gbps_rounds(d[MC]["bandwidth"]["read"]), gbps_rounds(d[MC]["bandwidth"]["copy"])),

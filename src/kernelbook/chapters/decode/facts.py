@@ -249,7 +249,7 @@ class Facts:
     static_median_more: bool  # the StaticCache step's median above the default cache's
     ma_median_more: bool  # max-autotune's median above reduce-overhead's
     # the claims ledger's verdicts on the article's "a StaticCache makes eager decode slower" and "max-autotune
-    # takes another 0.14 ms off reduce-overhead" (its rows static-slower and ma-beats-ro: every round decides)
+    # takes another 0.14 ms off reduce-overhead" (rows static-slower, a relation, and ma-beats-ro, a figure)
     static_slower_verdict: Verdict = "not measured"
     ma_beats_ro_verdict: Verdict = "not measured"
 
