@@ -148,3 +148,54 @@ def test_compiled_noisiest_only_when_both_compiled_versions_are_noisier_than_the
     assert F.from_data(**data).compiled_noisiest
     _version(data, "add_rmsnorm", "triton")["time"].update(noise_pct=12.0)
     assert not F.from_data(**data).compiled_noisiest
+
+
+def _slower(d, op, key, k):
+    """A copy of the run's data with one version's rounds k times as long (its speedup following)."""
+    d = copy.deepcopy(d)
+    v = next(x for x in d["versions"] if (x["op"], x["key"]) == (op, key))
+    t = v["time"]
+    for f in ("median", "min", "max"):
+        t[f] *= k
+    t["values"] = [x * k for x in t["values"]]
+    if key != "eager":
+        v["speedup"] /= k
+    else:
+        for x in d["versions"]:
+            if x["op"] == op and x["key"] != "eager":
+                x["speedup"] *= k
+    return d
+
+
+def test_one_run_reads_as_the_newest(data):
+    f = F.from_data(**data)
+    assert f.versions_runs == 1
+    assert (f.norm_triton_ms_low, f.norm_triton_ms_high) == (f.norm_triton_ms, f.norm_triton_ms)
+    assert not (f.norm_eager_ms_runs_vary or f.norm_triton_ms_runs_vary or f.norm_speedup_runs_vary
+                or f.swiglu_cut_runs_vary)
+
+
+def test_runs_apart_show_their_range_and_runs_inside_the_spread_do_not(data):
+    v = data["versions"]
+    noise = F.version_time(v, "add_rmsnorm", "triton")["noise_pct"] / 100
+    near = F.from_data(**data, runs=[_slower(v, "add_rmsnorm", "triton", 1 + noise / 2), v])
+    assert near.versions_runs == 2 and not near.norm_triton_ms_runs_vary and not near.norm_speedup_runs_vary
+    far = F.from_data(**data, runs=[_slower(v, "add_rmsnorm", "triton", 1.3), v])
+    t = F.version_time(v, "add_rmsnorm", "triton")["median"]
+    assert far.norm_triton_ms_runs_vary and far.norm_speedup_runs_vary and not far.norm_eager_ms_runs_vary
+    assert (far.norm_triton_ms_low, far.norm_triton_ms_high) == (t, pytest.approx(1.3 * t))
+    assert far.norm_triton_ms == pytest.approx(1.15 * t)  # the median of two runs
+    assert far.norm_speedup_high == _version(data, "add_rmsnorm", "triton")["speedup"]
+    assert far.norm_speedup_low == pytest.approx(far.norm_speedup_high / 1.3)
+    assert far.norm_fused_versus == F.from_data(**data).norm_fused_versus  # the verdict reads the newest run
+    eager = F.from_data(**data, runs=[v, _slower(v, "add_rmsnorm", "eager", 1.3)])
+    assert eager.norm_eager_ms_runs_vary and eager.norm_speedup_runs_vary and not eager.norm_triton_ms_runs_vary
+
+
+def test_the_swiglu_cut_across_runs(data):
+    v = data["versions"]
+    f = F.from_data(**data, runs=[v, _slower(v, "swiglu", "triton", 1.2)])
+    one = F.from_data(**data).swiglu_cut
+    assert f.swiglu_cut_runs_vary and f.swiglu_cut_high == pytest.approx(one)
+    assert f.swiglu_cut_low == pytest.approx(1 - 1.2 * (1 - one))
+    assert not F.from_data(**data, runs=[v, copy.deepcopy(v)]).swiglu_cut_runs_vary

@@ -1,7 +1,8 @@
-from kernelbook import page
-from kernelbook.chapters.fusing_by_hand.facts import LABELS
+from kernelbook import across, page
+from kernelbook.chapters.fusing_by_hand.facts import LABELS, speedup, version_time
 
 r = page.result("fusing_by_hand.versions")
+runs = across.datas("fusing_by_hand.versions")  # every run of the current code: the times are their median
 laptop = page.result("fusing_by_hand.versions", "nvidia-geforce-rtx-4060-laptop-gpu").data
 article = {("add_rmsnorm", "eager"):
            f"{laptop['add_rmsnorm_eager_ms']} ms, {laptop['add_rmsnorm_eager_kernels']} kernels",
@@ -10,10 +11,13 @@ article = {("add_rmsnorm", "eager"):
            ("swiglu", "triton"): f"−{page.pct(laptop['swiglu_time_cut'])} time"}
 rows = []
 for v in r.data["versions"]:
-    rows.append([LABELS[(v["op"], v["key"])], v["kernels"], page.timed(v["time"], 4),
-                 f"{page.num(v['speedup'], 2)}×", page.num(v["bytes_per_elem"], 1),
-                 page.num(v["effective_gbps"], 0), page.num(v["actual_gbps"], 0), page.pct(v["share_of_copy"]),
-                 article.get((v["op"], v["key"]), "—")])
-print(page.table(["version", "kernels", f"ms (median of {r.data['rounds']} rounds ± noise)", "speedup over eager",
-                  "B/elem moved", "effective GB/s", "actual GB/s", "of copy", "RTX 4060 Laptop (article)"], rows))
+    op, key = v["op"], v["key"]
+    rows.append([LABELS[(op, key)], v["kernels"], across.cell(across.of([version_time(d, op, key) for d in runs]), 4),
+                 across.value(across.of([speedup(d, op, key) for d in runs]), 2, unit="×"),
+                 page.num(v["bytes_per_elem"], 1), page.num(v["effective_gbps"], 0), page.num(v["actual_gbps"], 0),
+                 page.pct(v["share_of_copy"]), article.get((op, key), "—")])
+ms = f"ms (median of {r.data['rounds']} rounds ± noise)" if len(runs) == 1 else \
+    f"ms (median over {len(runs)} runs ± the widest run's noise)"
+print(page.table(["version", "kernels", ms, "speedup over eager", "B/elem moved", "effective GB/s", "actual GB/s",
+                  "of copy", "RTX 4060 Laptop (article)"], rows))
 print(page.provenance(r))

@@ -156,3 +156,10 @@ def cell(a: Across, digits: int = 3, scale: float = 1.0) -> str:
 def value(a: Across, digits: int = 3, scale: float = 1.0, unit: str = "") -> str:
     """A figure across runs without its noise (a count, a speedup): '6.4×', '6.4× (runs 6.0–10.1)'."""
     return f"{page.num(a.median * scale, digits)}{unit}{runs_note(a, digits, scale)}"
+
+
+def fields(name: str, a: Across) -> dict[str, Any]:
+    """A facts module's fields for one figure across runs: `name` (the median across runs), `name_low` and
+    `name_high` (the lowest and highest run median) and `name_runs_vary` (the range wider than the spread), which
+    the Markdown reads to add 'from a to b over N runs' only then."""
+    return {name: a.median, f"{name}_low": a.low, f"{name}_high": a.high, f"{name}_runs_vary": a.vary}

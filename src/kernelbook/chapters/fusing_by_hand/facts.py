@@ -2,16 +2,22 @@
 on one machine (with the matmul ceiling of machine.ceilings and the FLOP counts of memory_bound.eager_bytes, which
 place the versions on the roofline), and the article's RTX 4060 Laptop figures beside them.
 
+The headline timings (the norm's two times, its speedup, SwiGLU's cut) are the median across every stored run of
+the current code of fusing_by_hand.versions (kernelbook.across), each with its lowest and highest run and whether
+those lie further apart than the widest run's own spread (`*_runs_vary`); the verdicts read the newest run round by
+round, as the claims ledger reads each run.
+
 No sentence is written here: the page's Markdown reads these fields (`{{ f.norm_speedup | times }}`) and branches
 on the booleans and verdicts (`{% if f.h_exact %}`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from kernelbook import page
+from kernelbook import across, page
 from kernelbook.chapters.claims.verdicts import Verdict
 from kernelbook.chapters.machine.facts import FAR_BELOW
 
@@ -50,12 +56,25 @@ class Facts:
     compiled_swiglu_noise: float
     triton_noise_high: float  # the hand-written kernels' larger noise, percent
     compiled_noisiest: bool  # both torch.compile versions noisier than every other version
-    # fusion's gain
+    # fusion's gain: each figure the median across runs, with its lowest and highest run (the fields after it)
+    versions_runs: int  # stored runs of fusing_by_hand.versions of the current code
     norm_eager_ms: float
+    norm_eager_ms_low: float
+    norm_eager_ms_high: float
+    norm_eager_ms_runs_vary: bool  # the runs lie further apart than the widest run's own spread
     norm_triton_ms: float
+    norm_triton_ms_low: float
+    norm_triton_ms_high: float
+    norm_triton_ms_runs_vary: bool
     norm_speedup: float  # eager time over the Triton kernel's
+    norm_speedup_low: float
+    norm_speedup_high: float
+    norm_speedup_runs_vary: bool
     norm_fused_versus: RoundsVersus  # the Triton kernel against the Qwen2 code, round by round
     swiglu_cut: float  # share of eager SwiGLU's time the fused kernel takes off
+    swiglu_cut_low: float
+    swiglu_cut_high: float
+    swiglu_cut_runs_vary: bool
     swiglu_fused_versus: RoundsVersus  # the fused SwiGLU against eager's, round by round
     norm_bytes_ratio: float  # bytes the Qwen2 code moved over the bytes the Triton kernel moved
     laptop_norm_speedup: float
@@ -124,9 +143,34 @@ def _versus(diff: float, limit: float) -> Versus:
     return "tied" if abs(diff) <= limit else "slower" if diff > 0 else "faster"
 
 
+def version_time(d: dict[str, Any], op: str, key: str) -> dict[str, Any]:
+    """One version's timing summary in a fusing_by_hand.versions run."""
+    return next(x for x in d["versions"] if (x["op"], x["key"]) == (op, key))["time"]
+
+
+def speedup(d: dict[str, Any], op: str, key: str) -> dict[str, Any]:
+    """A version's stored speedup over eager, with the spread of the two timings it divides."""
+    v = next(x for x in d["versions"] if (x["op"], x["key"]) == (op, key))
+    return {**across.ratio(version_time(d, op, "eager"), v["time"]), "median": v["speedup"]}
+
+
+def _headline(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The headline timings across runs, oldest first."""
+    cut = across.of([across.ratio(version_time(d, "swiglu", "triton"), version_time(d, "swiglu", "eager"))
+                     for d in runs])
+    return {"versions_runs": len(runs),
+            **across.fields("norm_eager_ms", across.of([version_time(d, "add_rmsnorm", "eager") for d in runs])),
+            **across.fields("norm_triton_ms", across.of([version_time(d, "add_rmsnorm", "triton") for d in runs])),
+            **across.fields("norm_speedup", across.of([speedup(d, "add_rmsnorm", "triton") for d in runs])),
+            "swiglu_cut": 1 - cut.median, "swiglu_cut_low": 1 - cut.high, "swiglu_cut_high": 1 - cut.low,
+            "swiglu_cut_runs_vary": cut.vary}
+
+
 def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versions: dict[str, Any],
               laptop_exactness: dict[str, Any], ceilings: dict[str, Any], eager_bytes: dict[str, Any],
-              gpu: str) -> Facts:
+              gpu: str, runs: Sequence[dict[str, Any]] | None = None) -> Facts:
+    """versions is the newest run, which the verdicts read; runs, every run of the current code oldest first (the
+    newest among them; default: that one alone), which the headline timings read."""
     v = {(x["op"], x["key"]): x for x in versions["versions"]}
     noise = {k: x["time"]["noise_pct"] for k, x in v.items()}
     noisiest = max(v, key=lambda k: noise[k])
@@ -156,11 +200,9 @@ def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versio
         triton_noise_high=max(noise[(op, "triton")] for op in ("add_rmsnorm", "swiglu")),
         compiled_noisiest=min(noise[(op, "compiled")] for op in ("add_rmsnorm", "swiglu"))
         > max(x for k, x in noise.items() if k[1] != "compiled"),
-        norm_eager_ms=ms[("add_rmsnorm", "eager")], norm_triton_ms=ms[("add_rmsnorm", "triton")],
-        norm_speedup=v[("add_rmsnorm", "triton")]["speedup"],
+        **_headline(runs or [versions]),
         norm_fused_versus=_rounds_versus(v[("add_rmsnorm", "triton")]["time"]["values"],
                                          v[("add_rmsnorm", "eager")]["time"]["values"]),
-        swiglu_cut=1 - ms[("swiglu", "triton")] / ms[("swiglu", "eager")],
         swiglu_fused_versus=_rounds_versus(v[("swiglu", "triton")]["time"]["values"],
                                            v[("swiglu", "eager")]["time"]["values"]),
         norm_bytes_ratio=v[("add_rmsnorm", "eager")]["bytes_moved"] / v[("add_rmsnorm", "triton")]["bytes_moved"],
@@ -203,6 +245,7 @@ def facts(machine: str | None = None) -> Facts:
                      page.result("fusing_by_hand.versions", LAPTOP).data,
                      page.result("fusing_by_hand.exactness", LAPTOP).data,
                      page.result("machine.ceilings", machine).data,
-                     page.result("memory_bound.eager_bytes", machine).data, page.machine_label(r))
+                     page.result("memory_bound.eager_bytes", machine).data, page.machine_label(r),
+                     across.datas("fusing_by_hand.versions", machine))
     return replace(f, ties_norm_verdict=ledger.verdict_of("compiled-ties-norm", machine),
                    ties_swiglu_verdict=ledger.verdict_of("compiled-ties-swiglu", machine))
