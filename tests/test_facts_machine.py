@@ -109,3 +109,51 @@ def test_ceiling_noise_is_read_per_figure(data):
     bw["write"]["quiet"], mm["quiet"] = False, False
     f = F.from_data(**data)
     assert not f.bw_quiet and not f.matmul_quiet and f.max_samples >= f.min_samples
+
+
+def _run(d, k_eager=1.0, k_copy=1.0, k_host=1.0):
+    """A copy of the run's data with its eager loop k_eager times as long, its copy k_copy times as long, its host
+    enqueue k_host times as long (the stored rates and ratios following)."""
+    d = copy.deepcopy(d)
+    ln, c, h = d["launch"], d["bandwidth"]["copy"], d["launch"]["host_enqueue_us"]
+    for t, k in ((ln["eager_ms"], k_eager), (c, k_copy), (h, k_host)):
+        for f in ("median", "min", "max"):
+            t[f] *= k
+        if "values" in t:
+            t["values"] = [x * k for x in t["values"]]
+    ln["eager_us_per_launch"] *= k_eager
+    ln["speedup"] *= k_eager
+    c["gbps"] /= k_copy
+    return d
+
+
+def test_one_run_has_no_range(data):
+    f = F.from_data(**data)
+    assert f.ceilings_runs == 1 and (f.eager_us_low, f.eager_us_high) == (f.eager_us, f.eager_us)
+    assert not (f.copy_gbps_runs_vary or f.matmul_tflops_runs_vary or f.eager_us_runs_vary or f.graph_us_runs_vary
+                or f.launch_speedup_runs_vary or f.host_us_runs_vary)
+
+
+def test_runs_further_apart_than_their_spread_vary(data):
+    c = data["ceilings"]
+    far = F.from_data(**data, runs=[_run(c, k_eager=1.7, k_copy=1.1, k_host=1.7), c])  # 10.8 against 6.3 µs
+    assert far.ceilings_runs == 2
+    assert far.eager_us_runs_vary and far.launch_speedup_runs_vary and far.copy_gbps_runs_vary
+    assert far.host_us_runs_vary and not far.graph_us_runs_vary and not far.matmul_tflops_runs_vary
+    e = c["launch"]["eager_us_per_launch"]
+    assert (far.eager_us_low, far.eager_us_high, far.eager_us) == (e, pytest.approx(1.7 * e), pytest.approx(1.35 * e))
+    assert far.copy_tbps_high == c["bandwidth"]["copy"]["gbps"] / 1e3
+    assert far.copy_vs_laptop == pytest.approx(far.copy_gbps / 226)  # the figure shown, across runs
+    noise = c["bandwidth"]["copy"]["noise_pct"] / 100
+    near = F.from_data(**data, runs=[_run(c, k_copy=1 + noise / 2), c])
+    assert not near.copy_gbps_runs_vary and near.copy_gbps < c["bandwidth"]["copy"]["gbps"]
+
+
+def test_the_graph_speedup_against_the_laptop_reads_the_median_across_runs(data):
+    c = data["ceilings"]
+    c["launch"]["speedup"] = 10.1
+    one = F.from_data(**data)
+    assert one.graph_versus_laptop == "more"
+    assert (data["laptop"]["graph_speedup_low"], data["laptop"]["graph_speedup_high"]) == (8, 9)
+    two = F.from_data(**data, runs=[_run(c, k_eager=7.8 / 10.1), c])  # 7.8× and 10.1×: 8.95× across runs
+    assert two.launch_speedup == pytest.approx(8.95) and two.graph_versus_laptop == "as much"

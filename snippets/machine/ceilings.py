@@ -1,23 +1,28 @@
-from kernelbook import page
+from kernelbook import across, page
+from kernelbook.chapters.machine import facts as machine
 from kernelbook.chapters.machine.facts import LABELS, facts
 
 h200 = page.result("machine.ceilings")
+runs = across.datas("machine.ceilings")  # every run of the current code: each figure is their median
 f = facts()
-bw, mm = h200.data["bandwidth"], h200.data["matmul"]
+ridge = page.num(f.ridge, 0)
 
 
-def spread(s: dict) -> str:  # a timing sampled until quiet: its noise, marked where it stayed noisy
-    return f"±{s['noise_pct']:.1f}%" + ("" if s["quiet"] else " noisy")
+def spread(a: across.Across) -> str:  # sampled until quiet: the widest run's noise, marked where a run stayed noisy
+    t = across.pooled(a)
+    return f"±{t['noise_pct']:.1f}%" + ("" if t["quiet"] else " noisy")
 
 
+copy, read, write = (across.of([machine.bandwidth(d, k) for d in runs]) for k in ("copy", "read", "write"))
+mm = across.of([machine.matmul_rate(d) for d in runs])
 print(page.table(
     ["ceiling", f.gpu, "± noise", "RTX 4060 Laptop (article)"],
     [
-        [LABELS["copy"], page.num(f.copy_gbps, 0), spread(bw["copy"]), page.num(f.laptop_copy_gbps, 0)],
-        [LABELS["read"], page.num(bw["read"]["gbps"], 0), spread(bw["read"]), "—"],
-        [LABELS["write"], page.num(bw["write"]["gbps"], 0), spread(bw["write"]), "—"],
-        [LABELS["matmul"], page.num(f.matmul_tflops, 0), spread(mm), page.num(f.laptop_tflops, 1)],
-        [LABELS["ridge"], page.num(f.ridge, 0), "", page.num(f.laptop_ridge, 0)],
+        [LABELS["copy"], across.value(copy, 0), spread(copy), page.num(f.laptop_copy_gbps, 0)],
+        [LABELS["read"], across.value(read, 0), spread(read), "—"],
+        [LABELS["write"], across.value(write, 0), spread(write), "—"],
+        [LABELS["matmul"], across.value(mm, 0), spread(mm), page.num(f.laptop_tflops, 1)],
+        [LABELS["ridge"], ridge, "", page.num(f.laptop_ridge, 0)],
     ],
 ))
 print(page.provenance(h200))

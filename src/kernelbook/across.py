@@ -134,7 +134,7 @@ def runs_note(a: Across, digits: int = 3, scale: float = 1.0) -> str:
     return f" (runs {lo}–{hi})" if a.vary and lo != hi else ""
 
 
-def _pooled(a: Across) -> Summary:
+def pooled(a: Across) -> Summary:
     """One summary standing for the runs in a cell: the median across runs with the widest run's noise (noisy if
     any run was), or for a range-only timer the widest run's range."""
     ts = a.summaries
@@ -150,7 +150,7 @@ def _pooled(a: Across) -> Summary:
 def cell(a: Across, digits: int = 3, scale: float = 1.0) -> str:
     """A figure across runs as a table cell: page.timed's cell of its median across runs (with the widest run's
     noise), plus ' (runs a–b)' where two runs or more lie further apart than that spread. One run: page.timed."""
-    return page.timed(_pooled(a), digits, scale) + runs_note(a, digits, scale)
+    return page.timed(pooled(a), digits, scale) + runs_note(a, digits, scale)
 
 
 def value(a: Across, digits: int = 3, scale: float = 1.0, unit: str = "") -> str:

@@ -2,6 +2,11 @@
 intensity from memory_bound.eager_bytes, which the roofline plots), with the article's RTX 4060 Laptop figures
 beside them.
 
+The headline figures (copy bandwidth, the matmul rate, eager and graph launches, their ratio, the host's enqueue
+time) are the median across every stored run of the current code of machine.ceilings (kernelbook.across), each with
+its lowest and highest run and whether those lie further apart than the widest run's own spread (`*_runs_vary`);
+the verdicts read the newest run's samples.
+
 No sentence is written here: the page's Markdown reads these fields (`{{ f.ridge | num(0) }}`) and branches on the
 booleans and verdicts (`{% if f.host_bound %}`).
 """
@@ -9,10 +14,11 @@ booleans and verdicts (`{% if f.host_bound %}`).
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kernelbook import bench, page
+from kernelbook import across, bench, page
 
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
 GIB, MIB = 1 << 30, 1 << 20
@@ -47,10 +53,19 @@ class Facts:
     matmul_samples: int  # do_bench medians behind the matmul rate, sampled until quiet or the cap
     matmul_quiet: bool
     matmul_noise: float  # relative standard deviation of its samples, percent
-    copy_gbps: float  # bytes read plus bytes written, over the time
+    ceilings_runs: int  # stored runs of machine.ceilings of the current code
+    copy_gbps: float  # bytes read plus bytes written, over the time; the median across runs
+    copy_gbps_low: float  # ... the lowest and highest run
+    copy_gbps_high: float
+    copy_gbps_runs_vary: bool  # ... further apart than the widest run's own spread
     copy_tbps: float
+    copy_tbps_low: float
+    copy_tbps_high: float
     matmul_n: int  # the product is n × n × n
     matmul_tflops: float
+    matmul_tflops_low: float
+    matmul_tflops_high: float
+    matmul_tflops_runs_vary: bool
     ridge: float  # matmul rate over copy bandwidth, FLOP per byte
     laptop_copy_gbps: float
     laptop_dram_gbps: float  # the figure the article divided by for its ridge
@@ -84,10 +99,22 @@ class Facts:
     launch_noisy_count: int  # of the three launch figures, those still noisy at the cap
     launch_all_quiet: bool  # ... none
     launch_all_noisy: bool  # ... all three
-    eager_us: float  # GPU wall time per launch, launched one by one from Python (CUDA events)
+    eager_us: float  # GPU wall time per launch, launched one by one from Python (CUDA events); across runs
+    eager_us_low: float
+    eager_us_high: float
+    eager_us_runs_vary: bool
     graph_us: float  # per kernel, replayed from one CUDA graph
+    graph_us_low: float
+    graph_us_high: float
+    graph_us_runs_vary: bool
     launch_speedup: float
-    host_us: float  # host time to enqueue one launch, median over its samples
+    launch_speedup_low: float
+    launch_speedup_high: float
+    launch_speedup_runs_vary: bool
+    host_us: float  # host time to enqueue one launch, median over its samples; across runs
+    host_us_runs_low: float  # the lowest and highest run median (host_us_low/high: the newest run's samples)
+    host_us_runs_high: float
+    host_us_runs_vary: bool
     host_us_low: float  # ... the ends of the middle MIDDLE of them
     host_us_high: float
     host_middle: float  # MIDDLE
@@ -118,8 +145,59 @@ def _graph_versus(speedup: float, low: float, high: float) -> GraphVersus:
     return "more" if speedup > high else "less" if speedup < low else "as much"
 
 
+def _stored(value: float, t: dict[str, Any], k: float) -> dict[str, Any]:
+    """A stored figure with the spread of the timing it came from: k / t for a rate (k < 0: t × -k for a time)."""
+    return {**(across.rate(k, t) if k > 0 else across.scale(t, -k)), "median": value}
+
+
+def bandwidth(d: dict[str, Any], key: str = "copy") -> dict[str, Any]:
+    """A pass's GB/s (copy, read or write) with the spread of its time."""
+    c = d["bandwidth"][key]
+    return _stored(c["gbps"], c, c["gbps"] * c["median"])
+
+
+def matmul_rate(d: dict[str, Any]) -> dict[str, Any]:
+    m = d["matmul"]
+    return _stored(m["tflops"], m, m["tflops"] * m["median"])
+
+
+def eager_launch(d: dict[str, Any]) -> dict[str, Any]:
+    ln = d["launch"]
+    return _stored(ln["eager_us_per_launch"], ln["eager_ms"], -1e3 / ln["launches"])
+
+
+def graph_launch(d: dict[str, Any]) -> dict[str, Any]:
+    ln = d["launch"]
+    return _stored(ln["graph_us_per_launch"], ln["graph_ms"], -1e3 / ln["launches"])
+
+
+def graph_speedup(d: dict[str, Any]) -> dict[str, Any]:
+    ln = d["launch"]
+    return {**across.ratio(ln["eager_ms"], ln["graph_ms"]), "median": ln["speedup"]}
+
+
+def host_enqueue(d: dict[str, Any]) -> dict[str, Any]:
+    return d["launch"]["host_enqueue_us"]
+
+
+def _headline(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    copy = across.of([bandwidth(d) for d in runs])
+    host = across.of([host_enqueue(d) for d in runs])
+    return {"ceilings_runs": len(runs), **across.fields("copy_gbps", copy),
+            "copy_tbps": copy.median / 1e3, "copy_tbps_low": copy.low / 1e3, "copy_tbps_high": copy.high / 1e3,
+            **across.fields("matmul_tflops", across.of([matmul_rate(d) for d in runs])),
+            **across.fields("eager_us", across.of([eager_launch(d) for d in runs])),
+            **across.fields("graph_us", across.of([graph_launch(d) for d in runs])),
+            **across.fields("launch_speedup", across.of([graph_speedup(d) for d in runs])),
+            "host_us": host.median, "host_us_runs_low": host.low, "host_us_runs_high": host.high,
+            "host_us_runs_vary": host.vary}
+
+
 def from_data(ceilings: dict[str, Any], laptop: dict[str, Any], eager_bytes: dict[str, Any], gpu: str,
-              sm_count: int, l2_bytes: int | None) -> Facts:
+              sm_count: int, l2_bytes: int | None, runs: Sequence[dict[str, Any]] | None = None) -> Facts:
+    """ceilings is the newest run, which the verdicts read; runs, every run of the current code oldest first (the
+    newest among them; default: that one alone), which the headline figures read."""
+    top = _headline(runs or [ceilings])
     bw, mm, launch = ceilings["bandwidth"], ceilings["matmul"], ceilings["launch"]
     si = eager_bytes["swiglu_intensity"]
     ridge = ceilings["ridge_flop_per_byte"]
@@ -134,12 +212,11 @@ def from_data(ceilings: dict[str, Any], laptop: dict[str, Any], eager_bytes: dic
         copy_gib=bw["bytes"] / GIB, copy_over_l2=bw["bytes"] / l2_bytes if l2_bytes else None,
         bw_quiet=all(bw[k]["quiet"] for k in ("copy", "read", "write")),
         matmul_samples=mm["rounds"] if "rounds" in mm else mm["n_rounds"], matmul_quiet=mm["quiet"],
-        matmul_noise=mm["noise_pct"], copy_gbps=bw["copy"]["gbps"], copy_tbps=bw["copy"]["gbps"] / 1e3,
-        matmul_n=round((mm["flop"] / 2) ** (1 / 3)), matmul_tflops=mm["tflops"], ridge=ridge,
+        matmul_noise=mm["noise_pct"], **top, matmul_n=round((mm["flop"] / 2) ** (1 / 3)), ridge=ridge,
         laptop_copy_gbps=laptop["copy_gbps"], laptop_dram_gbps=laptop["dram_gbps"],
         laptop_tflops=laptop["bf16_tflops"], laptop_ridge_published=laptop["ridge_flop_per_byte"],
-        laptop_ridge=laptop_ridge, copy_vs_laptop=bw["copy"]["gbps"] / laptop["copy_gbps"],
-        tflops_vs_laptop=mm["tflops"] / laptop["bf16_tflops"], ridge_above_laptop=ridge > laptop_ridge,
+        laptop_ridge=laptop_ridge, copy_vs_laptop=top["copy_gbps"] / laptop["copy_gbps"],
+        tflops_vs_laptop=top["matmul_tflops"] / laptop["bf16_tflops"], ridge_above_laptop=ridge > laptop_ridge,
         swiglu_flop_per_elem=si["flop_per_elem"], swiglu_bytes_per_elem=si["fused_bytes_per_elem"],
         swiglu_flop_per_byte=si["fused_flop_per_byte"], ridge_over_swiglu=ridge / si["fused_flop_per_byte"],
         swiglu_far_below_ridge=ridge / si["fused_flop_per_byte"] >= FAR_BELOW,
@@ -151,14 +228,13 @@ def from_data(ceilings: dict[str, Any], laptop: dict[str, Any], eager_bytes: dic
         eager_noise=launch["eager_ms"]["noise_pct"], graph_noise=launch["graph_ms"]["noise_pct"],
         host_noise=host["noise_pct"], launch_noisy_count=sum(not t["quiet"] for t in loops),
         launch_all_quiet=all(t["quiet"] for t in loops), launch_all_noisy=not any(t["quiet"] for t in loops),
-        eager_us=launch["eager_us_per_launch"], graph_us=launch["graph_us_per_launch"],
-        launch_speedup=launch["speedup"], host_us=host["median"], host_us_low=low, host_us_high=high,
+        host_us_low=low, host_us_high=high,
         host_middle=MIDDLE,
         laptop_host_us=laptop["launch_host_us"], laptop_graph_low=laptop["graph_speedup_low"],
         laptop_graph_high=laptop["graph_speedup_high"],
         host_versus_laptop=_host_versus(low, high, laptop["launch_host_us"]),
         host_bound=low > graph_high, gpu_bound=high < graph_low,
-        graph_versus_laptop=_graph_versus(launch["speedup"], laptop["graph_speedup_low"],
+        graph_versus_laptop=_graph_versus(top["launch_speedup"], laptop["graph_speedup_low"],  # the figure shown
                                           laptop["graph_speedup_high"]),
     )
 
@@ -167,4 +243,4 @@ def facts(machine: str | None = None) -> Facts:
     r = page.result("machine.ceilings", machine)
     return from_data(r.data, page.result("machine.ceilings", LAPTOP).data,
                      page.result("memory_bound.eager_bytes", machine).data, page.machine_label(r),
-                     r.provenance["sm_count"], r.provenance.get("l2_bytes"))
+                     r.provenance["sm_count"], r.provenance.get("l2_bytes"), across.datas("machine.ceilings", machine))
