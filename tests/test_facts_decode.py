@@ -296,3 +296,42 @@ def test_warm_compiles_that_print_alike_are_one_figure(data):
     assert F.from_data(**data).warm_one_figure
     next(iter(modes.values()))["compile_s"] = 6.2
     assert not F.from_data(**data).warm_one_figure
+
+
+def _slower_run(six, name, k):
+    """A copy of the decode.six_ways run with way `name`'s step k times as long in every round."""
+    d = copy.deepcopy(six)
+    for r in d["rounds"]:
+        if name in r["variants"]:
+            r["variants"][name]["step_ms"] *= k
+    return d
+
+
+def test_one_run_shows_no_range(data):
+    f = F.from_data(**data)
+    assert f.six_runs == 1 and (f.graph_ms_low, f.graph_ms_high) == (f.graph_ms, f.graph_ms)
+    assert not any((f.dyn_ms_runs_vary, f.static_ms_runs_vary, f.graph_ms_runs_vary, f.ro_ms_runs_vary,
+                    f.best_ms_runs_vary))
+
+
+def test_step_times_across_runs_show_their_range_only_past_the_spread(data):
+    six = data["six"]
+    one = F.from_data(**data)
+    within = F.step_summary(six, "cuda_graph")
+    spread = max(2 * within["noise_pct"] / 100 if within.get("noise_pct") is not None else 0,
+                 within["spread_pct"] / 100)
+    far = F.from_data(**data, runs=[_slower_run(six, "cuda_graph", 1 + 3 * spread), six])
+    assert far.six_runs == 2 and far.graph_ms_runs_vary and not far.static_ms_runs_vary
+    assert (far.graph_ms_low, far.graph_ms_high) == (one.graph_ms, pytest.approx((1 + 3 * spread) * one.graph_ms))
+    assert far.graph_speedup == pytest.approx(far.static_ms / far.graph_ms)  # the medians shown
+    near = F.from_data(**data, runs=[_slower_run(six, "cuda_graph", 1 + spread / 2), six])
+    assert not near.graph_ms_runs_vary and near.graph_ms > one.graph_ms
+    for name, field in (("eager_dynamic", "dyn_ms"), ("eager_static", "static_ms"),
+                        ("compile_reduce_overhead", "ro_ms")):
+        f = F.from_data(**data, runs=[six, _slower_run(six, name, 3.0)])
+        assert getattr(f, f"{field}_runs_vary") and getattr(f, f"{field}_high") == pytest.approx(
+            3 * getattr(one, field))
+    best = report.best_valid(six)["name"]
+    f = F.from_data(**data, runs=[six, _slower_run(six, best, 3.0)])
+    assert f.best_ms_runs_vary and f.best_ms == pytest.approx(2 * one.best_ms)
+    assert f.best_speedup == pytest.approx(f.dyn_ms / f.best_ms)

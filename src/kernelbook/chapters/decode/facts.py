@@ -4,15 +4,20 @@ one machine (with machine.ceilings' launch cost), and the article's RTX 4060 Lap
 No sentence is written here: the page's Markdown reads these fields (`{{ f.best_ms | num(2) }}`) and branches on
 the booleans and verdicts (`{% if f.static_vs_dynamic == "slower" %}`). A verdict between two variants is read from
 the timing rounds: the median decides the direction only if most rounds agree with it (report.rounds_faster).
+The step times of the headline (eager with either cache, the hand-captured graph, reduce-overhead, the best valid
+way) are the median across every stored run of the current code of decode.six_ways (kernelbook.across), each with
+its lowest and highest run and whether those lie further apart than the widest run's own spread (`*_runs_vary`); the
+ratios shown beside them divide those medians; the verdicts between two ways read the newest run's rounds.
 Variant labels are stored with each result (`labels`, written from decode/variants.py), so the page uses those.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from kernelbook import page
+from kernelbook import across, page
 from kernelbook.chapters.claims.verdicts import Verdict
 from kernelbook.decode import report
 
@@ -73,6 +78,9 @@ class Facts:
     build_failed: str
     best_label: str
     best_ms: float | None
+    best_ms_low: float | None  # the lowest and highest run median
+    best_ms_high: float | None
+    best_ms_runs_vary: bool  # ... further apart than the widest run's own spread
     best_speedup: float | None  # eager default cache over the best valid step
     best_floor_share: float | None
     best_tok_s: float | None
@@ -140,9 +148,16 @@ class Facts:
     reset_exact: bool
     reset_rel_err: float
     # the six ways, in pairs
+    six_runs: int  # stored runs of decode.six_ways of the current code
     dyn_ms: float
+    dyn_ms_low: float  # the lowest and highest run median
+    dyn_ms_high: float
+    dyn_ms_runs_vary: bool  # ... further apart than the widest run's own spread
     dyn_kernels: int
     static_ms: float
+    static_ms_low: float  # the lowest and highest run median
+    static_ms_high: float
+    static_ms_runs_vary: bool  # ... further apart than the widest run's own spread
     static_kernels: int
     static_busy_ms: float
     static_host_ms: float
@@ -156,6 +171,9 @@ class Facts:
     laptop_static_ms: float
     laptop_static_versus: Literal["slower", "faster"]
     graph_ms: float
+    graph_ms_low: float  # the lowest and highest run median
+    graph_ms_high: float
+    graph_ms_runs_vary: bool  # ... further apart than the widest run's own spread
     graph_kernels: int
     graph_same_kernels: bool
     graph_speedup: float
@@ -179,6 +197,9 @@ class Facts:
     laptop_cd_idle_share: float
     cd_idle_above_laptop: bool
     ro_ms: float
+    ro_ms_low: float  # the lowest and highest run median
+    ro_ms_high: float
+    ro_ms_runs_vary: bool  # ... further apart than the widest run's own spread
     ro_vs_graph: Versus
     ro_graph_diff_ms: float
     ro_faster_rounds: int
@@ -275,10 +296,36 @@ def _item(item: dict[str, Any]) -> ItemOutcome:
     return "raised" if item.get("raised") else "no_report" if item.get("raised") is None else "silent"
 
 
+def step_summary(d: dict[str, Any], name: str) -> dict[str, Any]:
+    """One way's step time in a decode.six_ways run as a timing summary: the median of its rounds, their fastest
+    and slowest, and the noise the rounds recorded where they did."""
+    s = report.variant_summary(d, name)
+    t = {"median": s["step_ms"], "min": s["step_min_ms"], "max": s["step_max_ms"], "spread_pct": 100 * s["spread"]}
+    if s["quiet"] is not None:
+        t.update(noise_pct=s["noise_pct"], quiet=s["quiet"])
+    return t
+
+
+def _steps(runs: Sequence[dict[str, Any]], best: str | None) -> dict[str, Any]:
+    """The headline step times across runs; best: the newest run's best valid way (None: none)."""
+    def of(name: str) -> across.Across:
+        return across.of([step_summary(d, name) for d in runs])
+
+    out = {"six_runs": len(runs), **across.fields("dyn_ms", of("eager_dynamic")),
+           **across.fields("static_ms", of("eager_static")), **across.fields("graph_ms", of("cuda_graph")),
+           **across.fields("ro_ms", of("compile_reduce_overhead"))}
+    if best is None:
+        return {**out, "best_ms": None, "best_ms_low": None, "best_ms_high": None, "best_ms_runs_vary": False}
+    return {**out, **across.fields("best_ms", of(best))}
+
+
 def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: dict[str, Any],
               launch: dict[str, Any], laptop_six: dict[str, Any], laptop_constraints: dict[str, Any],
               laptop_compile_warm: dict[str, Any], laptop_machine: dict[str, Any], model: dict[str, Any],
-              init_std: float, warm_steps: int, gpu: str, transformers: str) -> Facts:
+              init_std: float, warm_steps: int, gpu: str, transformers: str,
+              runs: Sequence[dict[str, Any]] | None = None) -> Facts:
+    """six is the newest decode.six_ways run, which the verdicts read; runs, its every run of the current code
+    oldest first (the newest among them; default: that one alone), which the headline step times read."""
     d = six
     s = report.summaries(d)
     lab = d["labels"]
@@ -293,6 +340,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
     floor = d["floor_ms"]
     laptop_best_name = min((n for n, v in lap.items() if v.get("step_ms")), key=lambda n: lap[n]["step_ms"])
     laptop_best = lap[laptop_best_name]
+    steps = _steps(runs or [six], best["name"] if best else None)
     # free-running
     free = report.free_running_table(d)
     departed = [x for x in free if x["step"] is not None]
@@ -343,8 +391,8 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         any_valid=best is not None, all_passed=bool(d["all_passed"]), n_failed=len(failed),
         failed=", ".join(failed), has_build_errors=bool(d.get("build_errors")),
         build_failed=", ".join(d.get("build_errors") or {}),
-        best_label=b.get("label", ""), best_ms=b.get("step_ms"),
-        best_speedup=dyn["step_ms"] / b["step_ms"] if best else None,
+        **steps, best_label=b.get("label", ""),
+        best_speedup=steps["dyn_ms"] / steps["best_ms"] if best else None,  # the medians shown
         best_floor_share=b.get("floor_share"), best_tok_s=b.get("tok_s"), best_kernels=b.get("kernels"),
         best_busy_ms=b.get("busy_ms"), best_idle_ms=b.get("idle_ms"),
         best_busy_over_floor=b["busy_ms"] / floor if best else None,
@@ -364,8 +412,8 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         laptop_dram_gbps=laptop_six["dram_gbps"], laptop_floor_ms=laptop_six["floor_ms"],
         laptop_ceiling_tok_s=laptop_six["ceiling_tok_s"], laptop_dyn_floor_share=lap["eager_dynamic"]["floor_share"],
         dyn_floor_share=dyn["floor_share"], bw_ratio=d["copy"]["gbps"] / laptop_six["dram_gbps"],
-        step_ratio=laptop_best["step_ms"] / b["step_ms"] if best else None,
-        follows_bandwidth=bool(best) and laptop_best["step_ms"] / b["step_ms"]
+        step_ratio=laptop_best["step_ms"] / steps["best_ms"] if best else None,
+        follows_bandwidth=bool(best) and laptop_best["step_ms"] / steps["best_ms"]
         >= FOLLOWS_BANDWIDTH * d["copy"]["gbps"] / laptop_six["dram_gbps"],
         yard_rel_err=d["yardstick_fp32"]["rel_err_max"], yard_max_abs=d["yardstick_fp32"]["max_abs"],
         tol_factor=d["tol_factor"], tolerance=d["tolerance"], band=d["band"],
@@ -379,7 +427,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         trap_last_slot=c["after_prefill_without_reset"] - 1, trap_rel_err=trap["without_reset"]["rel_err"],
         trap_top1=trap["without_reset"]["top1_agree"], trap_any_top1=trap["without_reset"]["top1_agree"] > 0,
         reset_exact=bool(trap["with_reset"]["bit_identical"]), reset_rel_err=trap["with_reset"]["rel_err"],
-        dyn_ms=dyn["step_ms"], dyn_kernels=dyn["kernels"], static_ms=st["step_ms"], static_kernels=st["kernels"],
+        dyn_kernels=dyn["kernels"], static_kernels=st["kernels"],
         static_busy_ms=st["busy_ms"], static_host_ms=st["host_ms"], static_idle_share=st["idle_share"],
         static_extra_kernels=st["kernels"] - dyn["kernels"], laptop_static_extra=laptop_six["static_extra_kernels"],
         static_median_more=s["eager_static"]["step_ms"] > s["eager_dynamic"]["step_ms"],
@@ -388,8 +436,9 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         laptop_dyn_ms=lap["eager_dynamic"]["step_ms"], laptop_static_ms=lap["eager_static"]["step_ms"],
         laptop_static_versus="slower" if lap["eager_static"]["step_ms"] > lap["eager_dynamic"]["step_ms"]
         else "faster",
-        graph_ms=g["step_ms"], graph_kernels=g["kernels"], graph_same_kernels=g["kernels"] == st["kernels"],
-        graph_speedup=st["step_ms"] / g["step_ms"], graph_host_ms=g["host_ms"], graph_idle_share=g["idle_share"],
+        graph_kernels=g["kernels"], graph_same_kernels=g["kernels"] == st["kernels"],
+        graph_speedup=steps["static_ms"] / steps["graph_ms"], graph_host_ms=g["host_ms"],
+        graph_idle_share=g["idle_share"],
         graph_idle_ms=g["idle_ms"], graph_gpu_bound=g["idle_share"] < GPU_BOUND_IDLE,
         capture_s=d["setup"]["cuda_graph"]["capture_s"], laptop_capture_s=lap["cuda_graph"]["setup_s"],
         laptop_graph_ms=lap["cuda_graph"]["step_ms"], laptop_graph_host_ms=lap["cuda_graph"]["host_ms"],
@@ -399,7 +448,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         laptop_cd_kernels=lap["compile_default"]["kernels"], laptop_cd_triton=lap["compile_default"]["triton_kernels"],
         laptop_cd_host_ms=lap["compile_default"]["host_ms"], laptop_cd_idle_share=lap["compile_default"]["idle_share"],
         cd_idle_above_laptop=cd["idle_share"] > lap["compile_default"]["idle_share"],
-        ro_ms=ro["step_ms"], ro_vs_graph=rv, ro_graph_diff_ms=rdiff, ro_faster_rounds=r_faster,
+        ro_vs_graph=rv, ro_graph_diff_ms=rdiff, ro_faster_rounds=r_faster,
         fusion_cut_busy_ms=g["busy_ms"] - ro["busy_ms"], fusion_cut_busy=g["busy_ms"] > ro["busy_ms"],
         laptop_ro_ms=lap["compile_reduce_overhead"]["step_ms"],
         laptop_ro_gain_ms=laptop_six["ro_gain_over_graph_ms"], laptop_fusion_saved_ms=laptop_six["fusion_saved_gpu_ms"],
@@ -452,6 +501,6 @@ def facts(machine: str | None = None) -> Facts:
         page.result("machine.ceilings", machine).data["launch"], page.result("decode.six_ways", LAPTOP).data,
         page.result("decode.constraints", LAPTOP).data, page.result("decode.compile_warm", LAPTOP).data,
         page.result("machine.ceilings", LAPTOP).data, QWEN25_15B, INIT_STD, WARM_STEPS, page.machine_label(r),
-        str(r.provenance.get("versions", {}).get("transformers", "?")))
+        str(r.provenance.get("versions", {}).get("transformers", "?")), across.datas("decode.six_ways", machine))
     return replace(f, static_slower_verdict=ledger.verdict_of("static-slower", machine),
                    ma_beats_ro_verdict=ledger.verdict_of("ma-beats-ro", machine))
