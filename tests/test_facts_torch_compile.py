@@ -259,3 +259,27 @@ def test_decode_step_under_max_autotune(data):
     del top[0]
     f = facts(data)
     assert not f.decode_down_found and f.decode_down_kernel == "" and not f.same_down_fusion
+
+
+def test_headline_times_across_runs_show_their_range_only_where_runs_differ(data):
+    one = F.from_data(**data)
+    assert (one.mlp_runs, one.compile_runs, one.recompile_runs) == (1, 1, 1)
+    assert not (one.one_saved_us_runs_vary or one.one_eager_us_runs_vary or one.one_compiled_us_runs_vary
+                or one.norm_cold_s_runs_vary or one.recompile_s_runs_vary)
+    same = F.from_data(**data, runs={n: [data[n], copy.deepcopy(data[n])] for n in ("mlp_profile", "compile_time",
+                                                                                    "recompiles")})
+    assert same.compile_runs == 2 and not (same.norm_cold_s_runs_vary or same.one_saved_us_runs_vary)
+    prof, ct, rc = (copy.deepcopy(data[n]) for n in ("mlp_profile", "compile_time", "recompiles"))
+    small = prof["by_tokens"][min(prof["by_tokens"], key=int)]
+    small["saved_us"] += 2.0
+    small["eager"]["busy_us"] += 2.0
+    ct["add_rmsnorm"]["cold"]["first_call_s"] *= 1.5
+    rc["calls"][1]["seconds"] *= 0.5
+    two = F.from_data(**data, runs={"mlp_profile": [data["mlp_profile"], prof], "compile_time": [ct, data[
+        "compile_time"]], "recompiles": [data["recompiles"], rc]})
+    assert two.one_saved_us_runs_vary and two.one_eager_us_runs_vary and not two.one_compiled_us_runs_vary
+    assert two.one_saved_us == pytest.approx(one.one_saved_us + 1.0)
+    assert (two.one_saved_us_low, two.one_saved_us_high) == (one.one_saved_us, pytest.approx(one.one_saved_us + 2))
+    assert two.norm_cold_s_runs_vary and two.norm_cold_s_high == pytest.approx(1.5 * one.norm_cold_s)
+    assert two.recompile_s_runs_vary and two.recompile_s == pytest.approx(0.75 * one.recompile_s)
+    assert two.one_saved_share == pytest.approx(two.one_saved_us / two.one_eager_us)  # the medians shown

@@ -1,6 +1,11 @@
 """The numbers and verdicts of docs/torch-compile.md, from the torch_compile.* results on one machine (with the
 decode chapter's compiled step and the machine's launch cost), and the article's RTX 4060 Laptop figures beside them.
 
+The profiled GPU times at one token, add + RMSNorm's cold compile and the recompile are the median across every
+stored run of the current code of their experiment (kernelbook.across), each with its lowest and highest run and
+whether they differ (`*_runs_vary`: one value per run, no within-run spread); the comparisons with the laptop read
+those medians.
+
 No sentence is written here: the page's Markdown reads these fields (`{{ f.one_saved_us | num(1) }}`) and branches
 on the booleans and verdicts (`{% if f.later_quiet %}`).
 """
@@ -10,10 +15,11 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kernelbook import page
+from kernelbook import across, page
 from kernelbook.chapters.torch_compile import generated_code as ic
 
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
@@ -80,9 +86,19 @@ class Facts:
     small_tokens: int
     big_tokens: int
     one_removed: int
+    mlp_runs: int  # stored runs of the current code of torch_compile.mlp_profile
     one_saved_us: float
+    one_saved_us_low: float  # the lowest and highest run
+    one_saved_us_high: float
+    one_saved_us_runs_vary: bool
     one_eager_us: float
+    one_eager_us_low: float  # the lowest and highest run
+    one_eager_us_high: float
+    one_eager_us_runs_vary: bool
     one_compiled_us: float
+    one_compiled_us_low: float  # the lowest and highest run
+    one_compiled_us_high: float
+    one_compiled_us_runs_vary: bool
     one_saved_share: float
     laptop_one_saved_low: float
     laptop_one_saved_high: float
@@ -117,7 +133,11 @@ class Facts:
     big_gemm_renamed: int  # ... of them not run under the same name by eager
     big_gemm_same: bool  # eager and compiled run the very same matrix-product kernels
     # compile time
+    compile_runs: int  # ... of torch_compile.compile_time
     norm_cold_s: float
+    norm_cold_s_low: float  # the lowest and highest run
+    norm_cold_s_high: float
+    norm_cold_s_runs_vary: bool
     norm_warm_s: float
     mlp_cold_s: float
     mlp_warm_s: float
@@ -146,7 +166,11 @@ class Facts:
     first_call_s: float
     second_tokens: int
     second_recompiled: bool  # the second call compiled a graph
+    recompile_runs: int  # ... of torch_compile.recompiles
     recompile_s: float
+    recompile_s_low: float  # the lowest and highest run
+    recompile_s_high: float
+    recompile_s_runs_vary: bool
     laptop_recompile_s: float
     recompile_vs_laptop: Versus
     later_tokens: tuple[int, ...]
@@ -244,11 +268,35 @@ def _gemm_names(side: dict[str, Any]) -> Counter[str]:
     return Counter(k["name"] for k in side["kernels"] if k["family"] == "gemm")
 
 
+def _one(d: dict[str, Any]) -> dict[str, Any]:
+    """The smallest token count's profile in a torch_compile.mlp_profile run."""
+    return d["by_tokens"][min(d["by_tokens"], key=int)]
+
+
+def _headline(profiles: Sequence[dict[str, Any]], compiles: Sequence[dict[str, Any]],
+              recompiles: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    def of(xs: Sequence[float]) -> across.Across:
+        return across.of([{"median": x} for x in xs])
+
+    return {"mlp_runs": len(profiles), "compile_runs": len(compiles), "recompile_runs": len(recompiles),
+            **across.fields("one_saved_us", of([_one(d)["saved_us"] for d in profiles])),
+            **across.fields("one_eager_us", of([_one(d)["eager"]["busy_us"] for d in profiles])),
+            **across.fields("one_compiled_us", of([_one(d)["compiled"]["busy_us"] for d in profiles])),
+            **across.fields("norm_cold_s", of([d["add_rmsnorm"]["cold"]["first_call_s"] for d in compiles])),
+            **across.fields("recompile_s", of([d["calls"][1]["seconds"] for d in recompiles]))}
+
+
 def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time: dict[str, Any],
               recompiles: dict[str, Any], graph_breaks: dict[str, Any], modes: dict[str, Any],
               ceilings: dict[str, Any], compile_warm: dict[str, Any], six_ways: dict[str, Any],
-              constraints: dict[str, Any], laptop: dict[str, dict[str, Any]], gpu: str) -> Facts:
-    """laptop: the article's published records by experiment short name (codegen, mlp_profile, ...)."""
+              constraints: dict[str, Any], laptop: dict[str, dict[str, Any]], gpu: str,
+              runs: dict[str, Sequence[dict[str, Any]]] | None = None) -> Facts:
+    """laptop: the article's published records by experiment short name (codegen, mlp_profile, ...); runs: every run
+    of the current code of mlp_profile, compile_time and recompiles by short name, oldest first (default: the run
+    given alone), which the headline times read."""
+    runs = runs or {}
+    head = _headline(runs.get("mlp_profile") or [mlp_profile], runs.get("compile_time") or [compile_time],
+                    runs.get("recompiles") or [recompiles])
     lc, lp, lt, lr, lg, lm = (laptop[n] for n in ("codegen", "mlp_profile", "compile_time", "recompiles",
                                                    "graph_breaks", "modes"))
     # the add + RMSNorm kernel
@@ -320,12 +368,11 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         mlp_as_laptop=ext == lc["mlp_1token_extern"] and call["triton_launches"] == lc["mlp_1token_triton_kernels"],
         residual_in_addmm=residual_in_addmm,
         profile_calls=mlp_profile["calls"], small_tokens=min(map(int, by)), big_tokens=max(map(int, by)),
-        one_removed=int(small["kernels_removed"]), one_saved_us=small["saved_us"],
-        one_eager_us=small["eager"]["busy_us"], one_compiled_us=small["compiled"]["busy_us"],
-        one_saved_share=small["saved_us"] / small["eager"]["busy_us"],
+        one_removed=int(small["kernels_removed"]), **head,
+        one_saved_share=head["one_saved_us"] / head["one_eager_us"],
         laptop_one_saved_low=lp["saved_us_1token_low"], laptop_one_saved_high=lp["saved_us_1token_high"],
         laptop_one_removed=lp["kernels_removed_1token"],
-        one_saved_vs_laptop=_range(small["saved_us"], lp["saved_us_1token_low"], lp["saved_us_1token_high"]),
+        one_saved_vs_laptop=_range(head["one_saved_us"], lp["saved_us_1token_low"], lp["saved_us_1token_high"]),
         eager_kernel_us_low=eager_us[0], eager_kernel_us_high=eager_us[-1],
         eager_kernel_us_median=statistics.median(eager_us),
         laptop_kernel_us_low=lp["removed_kernel_us_low"], laptop_kernel_us_high=lp["removed_kernel_us_high"],
@@ -343,12 +390,11 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         big_gemm_dominates=_gemm_share(big["eager"]) >= DOMINATES,
         big_gemms=sum(_gemm_names(big["compiled"]).values()), big_gemm_renamed=big_renamed,
         big_gemm_same=_gemm_names(big["compiled"]) == _gemm_names(big["eager"]),
-        norm_cold_s=compile_time["add_rmsnorm"]["cold"]["first_call_s"],
         norm_warm_s=compile_time["add_rmsnorm"]["warm"]["first_call_s"],
         mlp_cold_s=compile_time["mlp_1token"]["cold"]["first_call_s"],
         mlp_warm_s=compile_time["mlp_1token"]["warm"]["first_call_s"],
         laptop_norm_cold_s=lt["add_rmsnorm_cold_s"],
-        norm_cold_vs_laptop=_versus(compile_time["add_rmsnorm"]["cold"]["first_call_s"], lt["add_rmsnorm_cold_s"]),
+        norm_cold_vs_laptop=_versus(head["norm_cold_s"], lt["add_rmsnorm_cold_s"]),
         decode_cold_low=min(cold), decode_cold_high=max(cold), decode_cold_slowest=slowest["mode"],
         decode_warm_low=min(warm), decode_warm_high=max(warm),
         laptop_decode_cold_low=lt["decode_cold_s_low"], laptop_decode_cold_high=lt["decode_cold_s_high"],
@@ -361,8 +407,7 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         decode_later_modes=tuple(warm_order[1:]),
         recompile_tokens=tuple(c["tokens"] for c in calls), first_call_s=calls[0]["seconds"],
         second_tokens=calls[1]["tokens"], second_recompiled=calls[1]["graphs_compiled"] > 0,
-        recompile_s=calls[1]["seconds"], laptop_recompile_s=lr["recompile_s"],
-        recompile_vs_laptop=_versus(calls[1]["seconds"], lr["recompile_s"]),
+        laptop_recompile_s=lr["recompile_s"], recompile_vs_laptop=_versus(head["recompile_s"], lr["recompile_s"]),
         later_tokens=tuple(c["tokens"] for c in later), later_ms=tuple(c["seconds"] * 1e3 for c in later),
         later_graphs=sum(c["graphs_compiled"] for c in later),
         later_quiet=all(c["graphs_compiled"] == 0 for c in later),
@@ -406,4 +451,6 @@ def facts(machine: str | None = None) -> Facts:
                      compile_warm=page.result("decode.compile_warm", machine).data,
                      six_ways=page.result("decode.six_ways", machine).data,
                      constraints=page.result("decode.constraints", machine).data, laptop=laptop,
-                     gpu=page.machine_label(r))
+                     gpu=page.machine_label(r),
+                     runs={n: across.datas(f"torch_compile.{n}", machine) for n in ("mlp_profile", "compile_time",
+                                                                                     "recompiles")})
