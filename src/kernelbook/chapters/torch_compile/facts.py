@@ -174,7 +174,7 @@ class Facts:
     laptop_recompile_s: float
     recompile_vs_laptop: Versus
     later_tokens: tuple[int, ...]
-    later_ms: tuple[float, ...]
+    later_ms: tuple[float, ...]  # the calls after the recompile, each the median across runs
     later_graphs: int
     later_quiet: bool  # no later call compiled anything
     # graph breaks
@@ -283,6 +283,9 @@ def _headline(profiles: Sequence[dict[str, Any]], compiles: Sequence[dict[str, A
             **across.fields("one_eager_us", of([_one(d)["eager"]["busy_us"] for d in profiles])),
             **across.fields("one_compiled_us", of([_one(d)["compiled"]["busy_us"] for d in profiles])),
             **across.fields("norm_cold_s", of([d["add_rmsnorm"]["cold"]["first_call_s"] for d in compiles])),
+            "norm_warm_s": of([d["add_rmsnorm"]["warm"]["first_call_s"] for d in compiles]).median,
+            "later_ms": tuple(of([d["calls"][i]["seconds"] * 1e3 for d in recompiles]).median
+                              for i in range(2, len(recompiles[-1]["calls"]))),
             **across.fields("recompile_s", of([d["calls"][1]["seconds"] for d in recompiles]))}
 
 
@@ -390,7 +393,6 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         big_gemm_dominates=_gemm_share(big["eager"]) >= DOMINATES,
         big_gemms=sum(_gemm_names(big["compiled"]).values()), big_gemm_renamed=big_renamed,
         big_gemm_same=_gemm_names(big["compiled"]) == _gemm_names(big["eager"]),
-        norm_warm_s=compile_time["add_rmsnorm"]["warm"]["first_call_s"],
         mlp_cold_s=compile_time["mlp_1token"]["cold"]["first_call_s"],
         mlp_warm_s=compile_time["mlp_1token"]["warm"]["first_call_s"],
         laptop_norm_cold_s=lt["add_rmsnorm_cold_s"],
@@ -408,7 +410,7 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         recompile_tokens=tuple(c["tokens"] for c in calls), first_call_s=calls[0]["seconds"],
         second_tokens=calls[1]["tokens"], second_recompiled=calls[1]["graphs_compiled"] > 0,
         laptop_recompile_s=lr["recompile_s"], recompile_vs_laptop=_versus(head["recompile_s"], lr["recompile_s"]),
-        later_tokens=tuple(c["tokens"] for c in later), later_ms=tuple(c["seconds"] * 1e3 for c in later),
+        later_tokens=tuple(c["tokens"] for c in later),
         later_graphs=sum(c["graphs_compiled"] for c in later),
         later_quiet=all(c["graphs_compiled"] == 0 for c in later),
         plain_graphs=plain["graph_count"], plain_breaks=plain["graph_break_count"],
