@@ -110,3 +110,54 @@ def test_read_goes_over_every_fresh_run(fixture_results):
     two = across.read("machine.ceilings", lambda d: d["bandwidth"]["copy"])
     assert two.runs == 2 and two.vary and two.high == pytest.approx(1.2 * two.low)
     assert len(across.datas("machine.ceilings")) == 2
+
+
+def _second_run(results, name, edit):
+    """Make the fixture run of `name` current and store a second, edited copy of it after it."""
+    from kernelbook import registry, store
+
+    path = run_file(results, name)
+    rec = json.loads(path.read_text())
+    rec["provenance"]["source_hashes"] = store.file_hashes(["src/kernelbook/timing.py",
+                                                            *registry.get(name).declared])
+    path.write_text(json.dumps(rec))
+    edit(rec["data"])
+    (path.parent / "29991231T000000Z.json").write_text(json.dumps(rec))
+
+
+def _times(t, k):
+    for f in ("median", "min", "max"):
+        t[f] *= k
+    if "values" in t:
+        t["values"] = [x * k for x in t["values"]]
+
+
+def _snippet(path) -> str:
+    import contextlib
+    import io
+    import runpy
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        runpy.run_path(path)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("name,snippet,edit", [
+    ("fusing_by_hand.versions", "snippets/fusing-by-hand/versions.py",
+     lambda d: _times(next(v for v in d["versions"] if v["key"] == "triton")["time"], 1.3)),
+    ("machine.ceilings", "snippets/machine/launch.py", lambda d: _times(d["launch"]["eager_ms"], 1.7)),
+    ("decode.six_ways", "snippets/decode/six_ways.py",
+     lambda d: [r["variants"]["cuda_graph"].update(step_ms=3 * r["variants"]["cuda_graph"]["step_ms"])
+                for r in d["rounds"]]),
+])
+def test_tables_show_the_range_only_where_runs_vary(fixture_results, name, snippet, edit):
+    from tests.conftest import ROOT
+
+    path = str(ROOT / snippet)
+    assert "(runs " not in _snippet(path)  # one run: today's cells
+    _second_run(fixture_results, name, lambda d: None)
+    assert "(runs " not in _snippet(path)  # two runs that agree
+    (run_file(fixture_results, name)).unlink()
+    _second_run(fixture_results, name, edit)
+    assert "(runs " in _snippet(path)
