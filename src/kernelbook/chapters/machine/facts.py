@@ -145,30 +145,33 @@ def _graph_versus(speedup: float, low: float, high: float) -> GraphVersus:
     return "more" if speedup > high else "less" if speedup < low else "as much"
 
 
-def _stored(value: float, t: dict[str, Any], k: float) -> dict[str, Any]:
-    """A stored figure with the spread of the timing it came from: k / t for a rate (k < 0: t × -k for a time)."""
-    return {**(across.rate(k, t) if k > 0 else across.scale(t, -k)), "median": value}
+def _rate(value: float, t: dict[str, Any]) -> dict[str, Any]:
+    """A stored rate (GB/s, TFLOP/s) with the spread of the time t it divides (its slowest round, its lowest rate)."""
+    return {**across.rate(value * t["median"], t), "median": value}
+
+
+def _per_launch(value: float, t: dict[str, Any], launches: int) -> dict[str, Any]:
+    """A stored µs per launch with the spread of the loop's time t (ms for `launches` launches)."""
+    return {**across.scale(t, 1e3 / launches), "median": value}
 
 
 def bandwidth(d: dict[str, Any], key: str = "copy") -> dict[str, Any]:
     """A pass's GB/s (copy, read or write) with the spread of its time."""
-    c = d["bandwidth"][key]
-    return _stored(c["gbps"], c, c["gbps"] * c["median"])
+    return _rate(d["bandwidth"][key]["gbps"], d["bandwidth"][key])
 
 
 def matmul_rate(d: dict[str, Any]) -> dict[str, Any]:
-    m = d["matmul"]
-    return _stored(m["tflops"], m, m["tflops"] * m["median"])
+    return _rate(d["matmul"]["tflops"], d["matmul"])
 
 
 def eager_launch(d: dict[str, Any]) -> dict[str, Any]:
     ln = d["launch"]
-    return _stored(ln["eager_us_per_launch"], ln["eager_ms"], -1e3 / ln["launches"])
+    return _per_launch(ln["eager_us_per_launch"], ln["eager_ms"], ln["launches"])
 
 
 def graph_launch(d: dict[str, Any]) -> dict[str, Any]:
     ln = d["launch"]
-    return _stored(ln["graph_us_per_launch"], ln["graph_ms"], -1e3 / ln["launches"])
+    return _per_launch(ln["graph_us_per_launch"], ln["graph_ms"], ln["launches"])
 
 
 def graph_speedup(d: dict[str, Any]) -> dict[str, Any]:
