@@ -305,6 +305,39 @@ def test_exact_y_names_one_step_in_the_singular(found):
     assert j.verdict == V.FAILS and j.figure.startswith("2 steps,")
 
 
+@pytest.mark.parametrize("worst, steps, verdict", [(0.03125, 1, V.REPRODUCED), (0.015625, 1, V.OTHER_SIZE),
+                                                    (0.0625, 2, V.CONTRADICTED)])
+def test_the_largest_y_difference_is_held_to_0_031(found, worst, steps, verdict):
+    for s in _data(found, "fusing_by_hand.exactness")["triton"]:
+        s["y"]["max_abs"], s["y"]["max_steps"] = worst, steps
+    assert _judge("y-step", found).verdict == verdict
+
+
+def test_the_threshold_comment_must_name_the_articles_card(found):
+    threshold = _data(found, "torch_compile.modes")["threshold"]
+    threshold["comment"] = "3080"
+    assert _judge("big-gpu-3080", found).verdict == V.HOLDS
+    for other in ("A100", ""):  # another card, or no comment at all
+        threshold["comment"] = other
+        assert _judge("big-gpu-3080", found).verdict == V.FAILS
+
+
+def _set_steps(found, **ms):
+    for name, x in ms.items():  # every round's step, so the median too
+        for r in _data(found, "decode.six_ways")["rounds"]:
+            r["variants"][name]["step_ms"] = x
+
+
+@pytest.mark.parametrize("ro, default, graph, verdicts", [
+    (13.0, 16.0, 15.0, (V.REPRODUCED, V.REPRODUCED)),  # the laptop's order and sizes
+    (3.4, 8.2, 4.2, (V.OTHER_SIZE, V.REPRODUCED)),  # faster than both, but a quarter of the laptop's time
+    (5.0, 3.0, 4.0, (V.CONTRADICTED, V.CONTRADICTED)),  # reduce-overhead slowest, default faster than the graph
+])
+def test_the_compiled_step_times_are_figures_held_to_their_relation(found, ro, default, graph, verdicts):
+    _set_steps(found, compile_reduce_overhead=ro, compile_default=default, cuda_graph=graph)
+    assert (_judge("ro-step", found).verdict, _judge("default-step", found).verdict) == verdicts
+
+
 # ---- two stored runs, through the store ----------------------------------------------------------------------------
 
 def _fresh_copy(tmp_path, monkeypatch, name: str, edit) -> Path:

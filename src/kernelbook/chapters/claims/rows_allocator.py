@@ -7,6 +7,7 @@ from .data import STEP5, MiB, holes, oom_point, pairs, rules
 from .verdicts import exact, relation, unmeasured
 
 CA, SE, FR, GP = "allocator.caching", "allocator.segments", "allocator.fragmentation", "allocator.graph_pools"
+PO = "allocator.pools"
 
 
 def _rule(*names: str):
@@ -58,6 +59,51 @@ def _quiet(d, call):
     return all(s.get(call, {}).get("quiet", True) for p in ("cached", "uncached") for s in d[CA][p]["sizes"])
 
 
+def _streams(d) -> bool:
+    """At every size: the other stream got other memory, the first stream its freed block back."""
+    return all(not s["other_stream_reuses"] and s["same_stream_reuses"] for s in d[PO]["streams"]["sizes"])
+
+
+def _streams_cell(d) -> str:
+    size = lambda b: f"{b // MiB:,} MiB" if b >= MiB else f"{b // 1024:,} KiB"  # noqa: E731
+    cells = [f"{size(s['bytes'])}: other stream {'reuses' if s['other_stream_reuses'] else 'new block'}, "
+             f"same stream {'reuses' if s['same_stream_reuses'] else 'new block'}" for s in d[PO]["streams"]["sizes"]]
+    return "; ".join(cells)
+
+
+def _pool_held(d) -> bool:
+    """Reserved above the base while the graph and its output live, and while the output alone does; back to the
+    base once both are gone (each reading after empty_cache())."""
+    g = d[PO]["graph_pool"]
+    base = g["base_reserved"]
+    return g["graph_and_output"] > base and g["output_only"] > base and g["neither"] <= base
+
+
+def _pool_cell(d) -> str:
+    g = d[PO]["graph_pool"]
+    mib = [(g[k] - g["base_reserved"]) / MiB for k in ("graph_and_output", "output_only", "neither")]
+    return f"+{mib[0]:,.0f} MiB with both, +{mib[1]:,.0f} with the output alone, {mib[2]:+,.0f} with neither"
+
+
+def _pages(d) -> bool:
+    """Every step of reserved memory a whole number of its pool's pages, and each pool grown at least once."""
+    ex = d[PO]["expandable"]
+    steps = ex["steps"]
+    whole = all(s["step"] >= 0 and s["step"] % ex["page"][s["pool"]] == 0 for s in steps)
+    return whole and all(any(s["step"] > 0 for s in steps if s["pool"] == p) for p in ("small", "large"))
+
+
+def _pages_cell(d) -> str:
+    ex = d[PO]["expandable"]
+    grown = {p: sorted({s["step"] // MiB for s in ex["steps"] if s["pool"] == p and s["step"]})
+             for p in ("small", "large")}
+    return "; ".join(f"{p} pool grew by {', '.join(map(str, v))} MiB" for p, v in grown.items())
+
+
+def _grow(d, way: str) -> dict:
+    return d[PO]["grow"][way]["grow_us"]
+
+
 ROWS = (
     relation("cache-alloc-faster", STEP5, "allocator.md", "The caching allocator makes allocations faster",
              "at every size, every sample with the cache beats every sample without it", needs=(CA,),
@@ -107,6 +153,10 @@ ROWS = (
           "100 MiB freed, then 60 MiB: served from the same segment", needs=(SE,),
           value=_rule("a cached free block serves a smaller request by splitting"), laptop=lambda p: "stated",
           ours=_obeyed("a cached free block serves a smaller request by splitting")),
+    exact("stream-tag", STEP5, "allocator.md",
+          "A freed block returns to the pool tagged with its stream; the next request on that stream reuses it at once",
+          "freed on one stream: the same size on another stream gets a new block, on the first the freed one",
+          needs=(PO,), value=_streams, laptop=lambda p: "stated", ours=_streams_cell),
     exact("rule-empty-cache", STEP5, "allocator.md",
           "empty_cache() returns a segment to CUDA only when no live block is left in it",
           "a segment with a live block kept, an empty one released", needs=(SE,),
@@ -162,25 +212,30 @@ ROWS = (
           "at most one segment per pool at every checkpoint", needs=(FR,),
           value=lambda d: all(_per_pool(c) <= 1 for c in _frag(d, "expandable")), laptop=lambda p: "stated",
           ours=lambda d: f"at most {max(_per_pool(c) for c in _frag(d, 'expandable'))} per pool"),
-    unmeasured("expandable-pages", STEP5, "allocator.md",
-               "An expandable segment grows in pages of 2 MiB (small pool) or 20 MiB (large pool)",
-               "memory_reserved() after each allocation under expandable_segments:True: every step a multiple of "
-               "its pool's page"),
+    exact("expandable-pages", STEP5, "allocator.md",
+          "An expandable segment grows in pages of 2 MiB (small pool) or 20 MiB (large pool)",
+          "every step of reserved memory a whole number of its pool's page, both pools grown", needs=(PO,),
+          value=_pages, laptop=lambda p: "stated", ours=_pages_cell),
     unmeasured("expandable-sharing", STEP5, "allocator.md",
                "Sharing expandable segments' memory between processes takes extra steps",
                "a CUDA tensor passed to another process through torch.multiprocessing, with and without "
                "expandable segments"),
-    unmeasured("expandable-cost", STEP5, "allocator.md", "Expandable segments make first allocations slower",
-               "first allocations timed with and without expandable_segments (the timings cover only the default)",
-               laptop=lambda p: "stated"),
+    relation("expandable-cost", STEP5, "allocator.md", "Expandable segments make first allocations slower",
+             "a 20 MiB request that grows reserved memory: every sample with expandable segments slower than every "
+             "sample without", needs=(PO,),
+             quiet=lambda d: _grow(d, "default")["quiet"] and _grow(d, "expandable")["quiet"],
+             rounds=lambda d: [min(_grow(d, "expandable")["values"]) - max(_grow(d, "default")["values"]),
+                               max(_grow(d, "expandable")["values"]) - min(_grow(d, "default")["values"])],
+             laptop=lambda p: "stated",
+             ours=lambda d: f"{_grow(d, 'expandable')['median']:.1f} vs {_grow(d, 'default')['median']:.1f} µs"),
     exact("graph-pools", STEP5, "allocator.md", "Each CUDA graph capture gets a private memory pool",
           "one pool seen per captured size", needs=(GP,),
           value=lambda d: d[GP]["private_pools_seen"] == len(d[GP]["sizes"]), laptop=lambda p: "stated",
           ours=lambda d: f"{d[GP]['private_pools_seen']} pools for {len(d[GP]['sizes'])} sizes"),
-    unmeasured("graph-pool-held", STEP5, "allocator.md",
-               "A graph's private pool stays reserved until the graph and its output tensors are gone",
-               "reserved memory after deleting the captured graphs and their outputs, then after empty_cache() "
-               "(graph_pools reads it only after each capture)"),
+    exact("graph-pool-held", STEP5, "allocator.md",
+          "A graph's private pool stays reserved until the graph and its output tensors are gone",
+          "above the base with the graph or its output alive, back to it with neither (after empty_cache())",
+          needs=(PO,), value=_pool_held, laptop=lambda p: "stated", ours=_pool_cell),
     relation("graph-pools-cost", STEP5, "allocator.md", "Every captured batch size costs memory of its own",
              "each capture adds reserved memory", needs=(GP,),
              rounds=lambda d: [float(x) for x in d[GP]["separate_steps"]], laptop=lambda p: "stated",

@@ -90,6 +90,10 @@ ROWS = (
           unless="the laptop", laptop=lambda p: f"{p[MC]['bf16_tflops']} TFLOPS, {p[MC]['dram_gbps']} GB/s",
           ours=lambda d: f"{d[MC]['matmul']['tflops']:,.0f} TFLOPS, {d[MC]['bandwidth']['read']['gbps']:,.0f} GB/s "
                          "read"),
+    exact("laptop-copy", STEP1, "machine.md", "On the laptop a copy's bandwidth levels off near 226 GB/s",
+          "a figure of the laptop's own memory", needs=(MC,), value=lambda d: True, applies=lambda d: False,
+          unless="the laptop", laptop=lambda p: f"{p[MC]['copy_gbps']} GB/s",
+          ours=lambda d: f"{d[MC]['bandwidth']['copy']['gbps']:,.0f} GB/s copy"),
     exact("swiglu-intensity", STEP1, "memory-bound.md",
           "SwiGLU's activation does about 5 FLOPs per element over 6 bytes fused, under 1 FLOP per byte",
           "5 FLOP and 6 bytes per element", needs=(MB,),
@@ -177,6 +181,11 @@ ROWS = (
           laptop=lambda p: f"{steps(p[EX]['y_max_steps'])}, at most {p[EX]['y_max_abs']}",
           ours=lambda d: f"{steps(_worst_y(d)['y']['max_steps'])}, at most {_worst_y(d)['y']['max_abs']:.4g} "
                          f"({_worst_y(d)['shape'][0]:,} × {_worst_y(d)['shape'][1]:,})"),
+    figure("y-step", STEP2, "fusing-by-hand.md",
+           "That largest difference in y is 0.031: one bf16 step for values between 4 and 8",
+           test="else: at most one step", needs=(EX,), value=lambda d: _worst_y(d)["y"]["max_abs"],
+           direction=lambda d: _worst_y(d)["y"]["max_steps"] <= 1, fmt=num(4), band=COUNT,
+           article=lambda p: p[EX]["y_max_abs"]),
     figure("same-bandwidth", STEP2, "fusing-by-hand.md",
            "Eager and fused versions alike stream their actual bytes at the copy's rate",
            test="every version; the article's range ± 10%",
