@@ -2,7 +2,8 @@
 
 - streams: a freed block is kept for the stream it was used on. The same size asked for on another stream gets
   other memory; asked for again on the first stream, it gets the freed block back.
-- graph_pool: a captured graph's private pool stays reserved until the graph and its output are both gone.
+- graph_pool: a captured graph's private pool stays reserved until the graph and its output are both gone. Read
+  twice: the segments of private pools (memory_snapshot's pool id), and memory_reserved() against the base.
 - expandable (run under expandable_segments:True): the segments grow in pages, 2 MiB for the small pool and
   20 MiB for the large one. Every step of memory_reserved() is a whole number of pages.
 - grow (run twice, with and without expandable segments): the host time of a request that makes the reserved
@@ -87,13 +88,17 @@ def case_graph_pool() -> dict[str, Any]:
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
 
-        def reserved() -> int:
+        def reserved() -> tuple[int, int]:
+            """memory_reserved() after empty_cache() hands back every segment with nothing alive in it, and the
+            bytes of the segments that belong to a private pool (any pool but the default one)."""
             gc.collect()
             torch.cuda.synchronize()
-            torch.cuda.empty_cache()  # hand back every segment with nothing alive in it
-            return torch.cuda.memory_reserved()
+            torch.cuda.empty_cache()
+            private = sum(s["total_size"] for s in torch.cuda.memory_snapshot()
+                          if tuple(s.get("segment_pool_id", (0, 0))) != (0, 0))
+            return torch.cuda.memory_reserved(), private
 
-        base = reserved()
+        base, _ = reserved()
         g = torch.cuda.CUDAGraph()
         with torch.cuda.graph(g, stream=stream):
             y = model(x)  # the output lives in the graph's private pool
@@ -108,7 +113,12 @@ def case_graph_pool() -> dict[str, Any]:
         output_only = reserved()  # the graph deleted, its output still alive
         del y
         none = reserved()
-    return {"base_reserved": base, "graph_and_output": both, "output_only": output_only, "neither": none}
+        # the largest blocks still alive once both are gone (the weights and x among them), for what stayed
+        alive = sorted((b["size"] for s in torch.cuda.memory_snapshot() for b in s["blocks"]
+                        if b["state"] == "active_allocated"), reverse=True)[:8]
+    return {"base_reserved": base, "graph_and_output": both[0], "output_only": output_only[0], "neither": none[0],
+            "private": {"graph_and_output": both[1], "output_only": output_only[1], "neither": none[1]},
+            "largest_alive": alive}
 
 
 def case_expandable() -> dict[str, Any]:

@@ -72,17 +72,18 @@ def _streams_cell(d) -> str:
 
 
 def _pool_held(d) -> bool:
-    """Reserved above the base while the graph and its output live, and while the output alone does; back to the
-    base once both are gone (each reading after empty_cache())."""
-    g = d[PO]["graph_pool"]
-    base = g["base_reserved"]
-    return g["graph_and_output"] > base and g["output_only"] > base and g["neither"] <= base
+    """Private-pool segments held while the graph and its output live, and while the output alone does; none once
+    both are gone (each reading after empty_cache())."""
+    p = d[PO]["graph_pool"]["private"]
+    return p["graph_and_output"] > 0 and p["output_only"] > 0 and p["neither"] == 0
 
 
 def _pool_cell(d) -> str:
     g = d[PO]["graph_pool"]
-    mib = [(g[k] - g["base_reserved"]) / MiB for k in ("graph_and_output", "output_only", "neither")]
-    return f"+{mib[0]:,.0f} MiB with both, +{mib[1]:,.0f} with the output alone, {mib[2]:+,.0f} with neither"
+    mib = [g["private"][k] / MiB for k in ("graph_and_output", "output_only", "neither")]
+    above = (g["neither"] - g["base_reserved"]) / MiB
+    return (f"private pool {mib[0]:,.0f} MiB with both, {mib[1]:,.0f} with the output alone, {mib[2]:,.0f} with "
+            f"neither (reserved then {above:+,.0f} MiB against before the capture)")
 
 
 def _pages(d) -> bool:
@@ -234,7 +235,7 @@ ROWS = (
           ours=lambda d: f"{d[GP]['private_pools_seen']} pools for {len(d[GP]['sizes'])} sizes"),
     exact("graph-pool-held", STEP5, "allocator.md",
           "A graph's private pool stays reserved until the graph and its output tensors are gone",
-          "above the base with the graph or its output alive, back to it with neither (after empty_cache())",
+          "private-pool segments held with the graph or its output alive, none with neither (after empty_cache())",
           needs=(PO,), value=_pool_held, laptop=lambda p: "stated", ours=_pool_cell),
     relation("graph-pools-cost", STEP5, "allocator.md", "Every captured batch size costs memory of its own",
              "each capture adds reserved memory", needs=(GP,),
