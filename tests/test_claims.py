@@ -18,6 +18,7 @@ from kernelbook.chapters.claims.data import OWN, PARTS, RATIO, Band
 from kernelbook.registry import BY_NAME
 
 ROOT = Path(__file__).resolve().parents[1]
+MiB = 1 << 20
 KIND_NEEDS = {"figure": ("value", "article", "band"), "relation": ("rounds", "ours", "laptop"),
               "exact": ("value", "ours", "laptop"), "documented": ("source", "url"), "unmeasured": ("measure_by",)}
 VERDICTS_OF = {"figure": {V.REPRODUCED, V.OTHER_SIZE, V.CONTRADICTED, V.NOISY},
@@ -336,6 +337,30 @@ def _set_steps(found, **ms):
 def test_the_compiled_step_times_are_figures_held_to_their_relation(found, ro, default, graph, verdicts):
     _set_steps(found, compile_reduce_overhead=ro, compile_default=default, cuda_graph=graph)
     assert (_judge("ro-step", found).verdict, _judge("default-step", found).verdict) == verdicts
+
+
+def test_the_pools_rows_hold_and_fail_on_their_readings(found):
+    p = _data(found, "allocator.pools")
+    assert {r: _judge(r, found).verdict for r in ("stream-tag", "graph-pool-held", "expandable-pages")} == \
+        dict.fromkeys(("stream-tag", "graph-pool-held", "expandable-pages"), V.HOLDS)
+    p["streams"]["sizes"][0]["other_stream_reuses"] = True  # another stream took the freed block
+    p["graph_pool"]["private"]["neither"] = 2 * MiB  # the pool outlived graph and output
+    p["expandable"]["steps"][-1]["step"] = 30 * MiB  # not a whole number of 20 MiB pages
+    assert {r: _judge(r, found).verdict for r in ("stream-tag", "graph-pool-held", "expandable-pages")} == \
+        dict.fromkeys(("stream-tag", "graph-pool-held", "expandable-pages"), V.FAILS)
+    p["graph_pool"]["private"].update(neither=0, output_only=0)  # released while its output was still alive
+    assert _judge("graph-pool-held", found).verdict == V.FAILS
+
+
+@pytest.mark.parametrize("shift, quiet, verdict", [(30.0, True, V.HOLDS), (-30.0, True, V.FAILS),
+                                                   (0.0, True, V.NOT_RESOLVED), (0.0, False, V.NOISY),
+                                                   (30.0, False, V.HOLDS)])
+def test_expandable_growth_is_slower_only_where_every_pair_of_samples_says_so(found, shift, quiet, verdict):
+    grow = _data(found, "allocator.pools")["grow"]
+    d, e = grow["default"]["grow_us"], grow["expandable"]["grow_us"]
+    e["values"] = [v + shift for v in d["values"]]
+    d["quiet"] = e["quiet"] = quiet
+    assert _judge("expandable-cost", found).verdict == verdict
 
 
 # ---- two stored runs, through the store ----------------------------------------------------------------------------

@@ -16,7 +16,7 @@ MiB = 1 << 20
 def data(fixture_results):
     load = lambda name, m=None: copy.deepcopy(page.result(f"allocator.{name}", m).data)  # noqa: E731
     return {"caching": load("caching"), "segments": load("segments"), "fragmentation": load("fragmentation"),
-            "graph_pools": load("graph_pools"), "laptop_caching": load("caching", F.LAPTOP),
+            "graph_pools": load("graph_pools"), "pools": load("pools"), "laptop_caching": load("caching", F.LAPTOP),
             "laptop_segments": load("segments", F.LAPTOP), "laptop_fragmentation": load("fragmentation", F.LAPTOP),
             "gpu": "H200"}
 
@@ -201,3 +201,24 @@ def test_the_cells_are_counted_by_how_their_sampling_stopped(data):
     s.update(quiet=False, stopped="limit")
     f = F.from_data(**data)
     assert (f.caching_quiet_cells, f.caching_at_limit, f.caching_at_cap) == (18, 1, 1) and f.caching_noisy
+
+
+def test_the_pools_readings_and_each_of_their_verdicts_both_ways(data):
+    p = data["pools"]
+    f = F.from_data(**data)
+    assert f.stream_other_new and f.stream_same_reuses and (f.stream_small_kib, f.stream_large_mib) == (4, 64)
+    assert (f.pool_both_mib, f.pool_output_mib, f.pool_neither_mib) == (4, 2, 0) and f.pool_released
+    assert not f.pool_left and f.pages_whole and f.pages_steps == len(p["expandable"]["steps"])
+    assert f.grow_order == "slower" and f.grow_batch == 5 and not f.grow_quiet  # the fixture's samples are noisy
+    p["streams"]["sizes"][1].update(other_stream_reuses=True, same_stream_reuses=False)
+    p["graph_pool"]["private"]["neither"] = 2 * MiB
+    p["graph_pool"]["neither"] = p["graph_pool"]["base_reserved"] + 32 * MiB
+    p["expandable"]["steps"][0]["step"] = 3 * MiB  # not a whole number of 2 MiB pages
+    e, d = p["grow"]["expandable"]["grow_us"], p["grow"]["default"]["grow_us"]
+    e["values"] = [v - 30 for v in e["values"]]  # every expandable sample under every default one
+    d["quiet"] = e["quiet"] = True
+    f = F.from_data(**data)
+    assert not f.stream_other_new and not f.stream_same_reuses and not f.pool_released and f.pool_neither_mib == 2
+    assert f.pool_left and f.pool_left_mib == 32 and not f.pages_whole and f.grow_order == "faster" and f.grow_quiet
+    e["values"][0] = max(d["values"]) + 1  # one sample past the other side: they overlap
+    assert F.from_data(**data).grow_order == "overlap"

@@ -69,14 +69,17 @@ def test_run_refuses_a_gpu_other_than_the_one_the_job_asked_for(fixture_results,
                    "(--require-gpu): is the runner labelled with the wrong GPU?"]
 
 
+N = len(EXPERIMENTS)
+
+
 @pytest.mark.parametrize("args, message", [
     (["run", "--shard", "0/3"], "argument --shard: '0/3' is not K/N with 1 <= K <= N"),
     (["run", "--shard", "4/3"], "argument --shard: '4/3' is not K/N"),
     (["run", "--shard", "half"], "argument --shard: 'half' is not K/N"),
-    (["run", "--shard", "1/22"], "22 shards: there are 21 experiments to split, so 1 to 21 shards"),
+    (["run", "--shard", f"1/{N + 1}"], f"{N + 1} shards: there are {N} experiments to split, so 1 to {N} shards"),
     (["run", "--shard", "1/2", "machine.ceilings"], "--shard splits the whole registry: give it without names"),
     (["run", "--shard", "1/2", "--require-gpu", "../x"], "--require-gpu '../x' is not a machine slug"),
-    (["shards", "0"], "0 shards: there are 21 experiments"),
+    (["shards", "0"], f"0 shards: there are {N} experiments"),
     (["shards", "two"], "argument N: invalid int value: 'two'"),
     (["shards", "2", "--gpu", "NVIDIA H200"], "--gpu 'NVIDIA H200' is not a machine slug"),
     (["merge", "results"], "the following arguments are required: --into"),

@@ -1,5 +1,5 @@
-"""The numbers and verdicts of docs/allocator.md, from allocator.caching, .segments, .fragmentation and .graph_pools
-on one machine, with the article's RTX 4060 Laptop records beside them.
+"""The numbers and verdicts of docs/allocator.md, from allocator.caching, .segments, .fragmentation, .graph_pools and
+.pools on one machine, with the article's RTX 4060 Laptop records beside them.
 
 No sentence is written here: the page's Markdown reads these fields (`{{ f.oom_unallocated_mib | num(0) }}`) and
 branches on the booleans (`{% if f.oom %}`). Sizes are in MiB (KiB, GiB where the name says so), times in µs
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from kernelbook import bench, page
 from kernelbook.chapters.allocator import model
@@ -156,6 +156,26 @@ class Facts:
     smallest_output_kib: float
     largest_batch: int
     largest_step_mib: float
+    # allocator.pools: a freed block's stream, a graph's pool after release, expandable pages, growing requests
+    stream_small_kib: float  # the two request sizes tried, one per pool
+    stream_large_mib: float
+    stream_other_new: bool  # at both sizes another stream got other memory ...
+    stream_same_reuses: bool  # ... and the freeing stream its block back
+    pool_both_mib: float  # private-pool segments with the graph and its output alive, then the output alone, then
+    pool_output_mib: float  # neither (memory_snapshot after empty_cache())
+    pool_neither_mib: float
+    pool_released: bool  # no private-pool segment left once both are gone
+    pool_left_mib: float  # reserved then, above the reading before the capture
+    pool_left: bool  # ... more than nothing
+    pages_steps: int  # requests made under expandable_segments:True, each followed by a reading of reserved memory
+    pages_whole: bool  # every step of reserved memory a whole number of its pool's page
+    grow_bytes_mib: float  # one request that makes reserved memory grow
+    grow_default_us: float  # its host time, median of the samples: the default allocator's cudaMalloc ...
+    grow_expandable_us: float  # ... and expandable segments' new page
+    grow_samples: int  # the fewer samples of the two
+    grow_batch: int  # calls behind one sample: their median
+    grow_quiet: bool  # both timings stopped quiet
+    grow_order: Literal["slower", "faster", "overlap"]  # expandable against default, over every pair of samples
 
 
 def _mib(n: float | None) -> float | None:
@@ -300,8 +320,29 @@ def _graph_pools(g: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+def _pools(p: dict[str, Any]) -> dict[str, Any]:
+    streams, g, ex = p["streams"]["sizes"], p["graph_pool"], p["expandable"]
+    d, e = p["grow"]["default"]["grow_us"], p["grow"]["expandable"]["grow_us"]
+    order = "slower" if min(e["values"]) > max(d["values"]) else "faster" if max(e["values"]) < min(d["values"]) \
+        else "overlap"
+    return dict(
+        stream_small_kib=min(s["bytes"] for s in streams) / KiB,
+        stream_large_mib=max(s["bytes"] for s in streams) / MiB,
+        stream_other_new=not any(s["other_stream_reuses"] for s in streams),
+        stream_same_reuses=all(s["same_stream_reuses"] for s in streams),
+        pool_both_mib=g["private"]["graph_and_output"] / MiB, pool_output_mib=g["private"]["output_only"] / MiB,
+        pool_neither_mib=g["private"]["neither"] / MiB, pool_released=g["private"]["neither"] == 0,
+        pool_left_mib=(g["neither"] - g["base_reserved"]) / MiB, pool_left=g["neither"] > g["base_reserved"],
+        pages_steps=len(ex["steps"]),
+        pages_whole=all(s["step"] >= 0 and s["step"] % ex["page"][s["pool"]] == 0 for s in ex["steps"]),
+        grow_bytes_mib=p["grow"]["default"]["bytes"] / MiB, grow_default_us=d["median"], grow_expandable_us=e["median"],
+        grow_samples=min(d["n"], e["n"]), grow_batch=p["grow"]["default"]["batch"], grow_quiet=d["quiet"] and e["quiet"], grow_order=order,
+    )
+
+
 def from_data(caching: dict[str, Any], segments: dict[str, Any], fragmentation: dict[str, Any],
-              graph_pools: dict[str, Any], laptop_caching: dict[str, Any], laptop_segments: dict[str, Any],
+              graph_pools: dict[str, Any], pools: dict[str, Any], laptop_caching: dict[str, Any],
+              laptop_segments: dict[str, Any],
               laptop_fragmentation: dict[str, Any], gpu: str) -> Facts:
     frag_points = [all(ok.values()) for k in ("default", "expandable") for ok in fragmentation[k]["match"]]
     seg_points = [all(ok.values()) for c in segments["cases"] for ok in c["match"]]
@@ -309,13 +350,14 @@ def from_data(caching: dict[str, Any], segments: dict[str, Any], fragmentation: 
     return Facts(
         gpu=gpu, model_points=len(points), model_matched=sum(points), model_exact=all(points),
         **_caching(caching, laptop_caching), **_rules(segments, laptop_segments),
-        **_fragmentation(fragmentation, laptop_fragmentation), **_graph_pools(graph_pools),
+        **_fragmentation(fragmentation, laptop_fragmentation), **_graph_pools(graph_pools), **_pools(pools),
     )
 
 
 def facts(machine: str | None = None) -> Facts:
     r = page.result("allocator.fragmentation", machine)
-    load = {name: page.result(f"allocator.{name}", machine).data for name in ("caching", "segments", "graph_pools")}
+    load = {name: page.result(f"allocator.{name}", machine).data
+            for name in ("caching", "segments", "graph_pools", "pools")}
     laptop = {f"laptop_{name}": page.result(f"allocator.{name}", LAPTOP).data
               for name in ("caching", "segments", "fragmentation")}
     return from_data(fragmentation=r.data, **load, **laptop, gpu=page.machine_label(r))
