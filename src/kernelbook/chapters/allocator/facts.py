@@ -336,7 +336,8 @@ def _pools(p: dict[str, Any]) -> dict[str, Any]:
         pages_steps=len(ex["steps"]),
         pages_whole=all(s["step"] >= 0 and s["step"] % ex["page"][s["pool"]] == 0 for s in ex["steps"]),
         grow_bytes_mib=p["grow"]["default"]["bytes"] / MiB, grow_default_us=d["median"], grow_expandable_us=e["median"],
-        grow_samples=min(d["n"], e["n"]), grow_batch=p["grow"]["default"]["batch"], grow_quiet=d["quiet"] and e["quiet"], grow_order=order,
+        grow_samples=min(d["n"], e["n"]), grow_batch=p["grow"]["default"]["batch"],
+        grow_quiet=d["quiet"] and e["quiet"], grow_order=order,
     )
 
 
