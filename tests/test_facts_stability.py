@@ -52,6 +52,14 @@ def _scale(x, k):
         x[field] *= k
 
 
+def _slower_eager(d, k):
+    """The eager launch loop k times slower, and the figures stored from it with it."""
+    ln = d["launch"]
+    _scale(ln["eager_ms"], k)
+    ln["eager_us_per_launch"] *= k
+    ln["speedup"] *= k
+
+
 def test_the_fixture_reads_as_stored(runs):
     f = F.from_data(runs, "H200")
     assert f.n_figures == len(F.SPECS) == len(f.figures) and 15 <= f.n_figures <= 25
@@ -59,8 +67,8 @@ def test_the_fixture_reads_as_stored(runs):
     assert f.one_current_each and f.any_one_current and not f.any_earlier and f.earlier_first == ""
     c = runs["machine.ceilings"][0].data
     copy_ = c["bandwidth"]["copy"]
-    assert _fig(f, "copy").median == pytest.approx(copy_["bytes_moved"] / copy_["median"] / 1e9)
-    assert _fig(f, "launch_eager").median == pytest.approx(c["launch"]["eager_ms"]["median"] * 1e3 / 1000)
+    assert _fig(f, "copy").median == pytest.approx(copy_["gbps"] / 1e3)  # the stored rate, as the machine page reads
+    assert _fig(f, "launch_eager").median == pytest.approx(c["launch"]["eager_us_per_launch"])
     e, g_ = c["launch"]["eager_ms"], c["launch"]["graph_ms"]
     if e["noise_pct"] is not None and g_["noise_pct"] is not None:  # timed until quiet: twice the noises in quadrature
         want = 2 * (e["noise_pct"] ** 2 + g_["noise_pct"] ** 2) ** 0.5 / 100
@@ -72,7 +80,7 @@ def test_the_fixture_reads_as_stored(runs):
     assert g.median == t["median"] and g.within == pytest.approx(2 * t["noise_pct"] / 100)
     for x in f.figures:
         assert x.current_runs == 1 and x.current_range is None and x.earlier_runs == 0 and x.earlier_low is None
-        assert x.firmness == F.firmness([F.SPECS[f.figures.index(x)].read(runs[x.experiment][0].data)])
+        assert x.firmness == F.firmness([F.sample(F.SPECS[f.figures.index(x)].read(runs[x.experiment][0].data))])
     assert _fig(f, "compile_norm").firmness == "no rounds stored" and _fig(f, "compile_norm").within is None
     assert F.facts().gpu == "H200" and F.facts().n_figures == f.n_figures
 
@@ -101,8 +109,10 @@ def test_a_second_current_run_gives_the_range_and_decides(runs):
     _another(runs, "fusing_by_hand.versions", True, "2099-01-01", lambda d: _scale(_time(d, "swiglu", "eager"), 1.05))
     f = F.from_data(runs, "H200")
     g = _fig(f, "fusion_swiglu_eager")
-    assert g.current_runs == 2 and g.current_range == pytest.approx(0.05 / 1.05)
-    assert g.median == pytest.approx(_time(runs["fusing_by_hand.versions"][-1].data, "swiglu", "eager")["median"])
+    # today's figure is the fusion page's: the median across the two runs, and the range is a share of it
+    assert g.current_runs == 2 and g.current_range == pytest.approx(0.05 / 1.025)
+    first = _time(runs["fusing_by_hand.versions"][0].data, "swiglu", "eager")["median"]
+    assert g.median == pytest.approx(1.025 * first)
     assert g.firmness == "unsettled" and g.label in f.unsettled_labels and f.any_unsettled
     assert not f.one_current_each and f.any_one_current and f.current_runs == f.experiments + 1
     assert f.one_current_experiments == f.experiments - 1
@@ -196,7 +206,7 @@ def test_eager_launch_tracks_the_host_only_within_ten_percent(runs, gap, tracks)
 
 
 def test_the_launch_range_spans_every_run(runs):
-    _another(runs, "machine.ceilings", False, "2000-01-01", lambda d: _scale(d["launch"]["eager_ms"], 1.4))
+    _another(runs, "machine.ceilings", False, "2000-01-01", lambda d: _slower_eager(d, 1.4))
     f = F.from_data(runs, "H200")
     assert f.launch_eager_moved == pytest.approx(0.4) and f.launch_eager_high == pytest.approx(1.4 * f.launch_eager_low)
     assert f.launch_speedup_high == pytest.approx(1.4 * f.launch_speedup_low)
@@ -295,13 +305,13 @@ def test_facts_keep_an_older_stored_run_apart(fixture_results):
     newest = run_file(fixture_results, "machine.ceilings")
     rec = json.loads(newest.read_text())
     rec["provenance"]["started_utc"] = "2025-06-01T00:00:00+00:00"
-    rec["data"]["launch"]["eager_ms"]["median"] *= 1.5
+    _slower_eager(rec["data"], 1.5)
     (newest.parent / "20250601T000000Z.json").write_text(json.dumps(rec))
     f = F.facts()
     assert f.launch_n == 2 and f.launch_current == 1 and f.any_earlier and f.earlier_first == "2025-06-01"
     g = _fig(f, "launch_eager")
     assert g.current_runs == 1 and g.earlier_runs == 1 and g.earlier_low == pytest.approx(0.5)
-    assert g.median == pytest.approx(json.loads(newest.read_text())["data"]["launch"]["eager_ms"]["median"])
+    assert g.median == pytest.approx(json.loads(newest.read_text())["data"]["launch"]["eager_us_per_launch"])
 
 
 def test_the_speed_of_light_share_carries_its_noise_and_an_old_fixed_count_run_its_range(runs):
@@ -313,8 +323,8 @@ def test_the_speed_of_light_share_carries_its_noise_and_an_old_fixed_count_run_i
     _another(runs, "speed_of_light.add_rmsnorm", False, "2000-01-01", fixed)
     shape = min((s for s in runs["speed_of_light.add_rmsnorm"][-1].data["shapes"] if s["bytes"] >= F.BIG_BYTES),
                 key=lambda s: s["versions"]["copy"]["ms"] / s["versions"][F.OURS]["ms"])
-    now = F._sol(runs["speed_of_light.add_rmsnorm"][-1].data)
-    old = F._sol(runs["speed_of_light.add_rmsnorm"][0].data)
+    now = F.sample(F._sol(runs["speed_of_light.add_rmsnorm"][-1].data))
+    old = F.sample(F._sol(runs["speed_of_light.add_rmsnorm"][0].data))
     ours, copy_ = shape["versions"][F.OURS], shape["versions"]["copy"]
     assert now.noise == pytest.approx(((ours["noise_pct"] / 100) ** 2 + (copy_["noise_pct"] / 100) ** 2) ** 0.5)
     assert now.quiet == (ours["quiet"] and copy_["quiet"])
@@ -342,3 +352,18 @@ def test_the_share_of_the_copy_and_the_allocation_read_their_samples_noise(runs)
     for s in sizes:
         del s["alloc"]  # a run from before the samples were stored: its median alone
     assert _fig(F.from_data(runs, "H200"), "alloc").firmness == "no rounds stored"
+
+
+def test_a_figure_its_page_shows_from_the_newest_run_stays_the_newest_runs(runs):
+    """The allocation's page reads the newest run alone: a second run moves the range, not today's figure."""
+    def slower(d):
+        s = max(d["cached"]["sizes"], key=lambda s: s["alloc_us"])
+        s["alloc_us"] *= 1.5
+        if "alloc" in s:
+            _scale(s["alloc"], 1.5)
+    before = _fig(F.from_data(runs, "H200"), "alloc").median
+    _another(runs, "allocator.caching", True, "2099-01-01", slower)
+    g = _fig(F.from_data(runs, "H200"), "alloc")
+    assert not next(x for x in F.SPECS if x.key == "alloc").across_runs
+    assert g.current_runs == 2 and g.median == pytest.approx(1.5 * before)
+    assert g.current_range == pytest.approx(0.5 / 1.5)

@@ -2,14 +2,17 @@
 machine, how far it moved within a run (the rounds' fastest to slowest) and from run to run, and what moved the
 ones that moved (the host under eager launches and the decode step's slow rounds; autotuning's picks).
 
-Runs of the current code (page.fresh_runs) decide a figure's firmness. Runs of earlier code (the stale runs in
+Runs of the current code (page.fresh_runs) decide a figure's firmness. A figure is read as its chapter reads it
+(the machine and fusing_by_hand facts' readers, kernelbook.across's arithmetic), and "today's" figure is the one its
+page shows: the median across the current code's runs where the page reads them together (across.py), else the
+newest run's. Runs of earlier code (the stale runs in
 the same folder: the same measurement before files moved, under other code hashes, on other days) are context and
 are kept apart. Some of those store their data under older keys; OLD_KEYS maps them to today's.
 
 A figure's within-run spread is twice its noise where its timer stopped on the noise criterion (bench.py), else
 its rounds' fastest to slowest over the median. Its firmness, from the runs of the current code (FIRM is the one
 threshold):
-  unsettled  two or more runs disagree by more than FIRM of the newest median and by more than the widest
+  unsettled  two or more runs disagree by more than FIRM of today's figure and by more than the widest
              within-run spread among them
   noisy      otherwise, a run's timing stayed noisy at its cap (bench.py); for a timer without the criterion,
              its rounds spread by more than FIRM of its median
@@ -27,9 +30,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kernelbook import bench, page, paths, store
+from kernelbook import across, bench, page, paths, store
 from kernelbook.chapters.decode_far import report as far
 from kernelbook.chapters.fusing_by_hand.facts import LABELS as FUSION_LABELS
+from kernelbook.chapters.fusing_by_hand.facts import speedup as fusion_speedup
+from kernelbook.chapters.fusing_by_hand.facts import version_time
+from kernelbook.chapters.machine import facts as machine
 from kernelbook.chapters.speed_of_light.facts import BIG_BYTES, OURS
 
 FIRM = 0.02  # a spread or a range under 2% of the median is firm (what the fusion table moved by between days)
@@ -77,11 +83,11 @@ class Sample:
 
     @property
     def spread(self) -> float | None:
-        """How far the figure moved within its run: twice its noise where recorded (about the band that holds 95%
-        of its samples: a range over a hundred samples or more grows with their number), else fastest to slowest."""
-        if self.noise is not None:
-            return 2 * self.noise
-        return None if self.low is None or self.high is None else (self.high - self.low) / self.median
+        """How far the figure moved within its run (across.spread): twice its noise where recorded (about the band
+        that holds 95% of its samples: a range over a hundred samples or more grows with their number), else fastest
+        to slowest."""
+        return across.spread({"median": self.median, "min": self.low, "max": self.high,
+                              "noise_pct": None if self.noise is None else 100 * self.noise})
 
 
 @dataclass(frozen=True)
@@ -107,83 +113,58 @@ def run_of(res: store.Result, current: bool) -> Run:
 
 # ---- reading one run's value of each figure ---------------------------------------------------------------------
 
-def _t(x: dict[str, Any], k: float = 1.0) -> Sample:
-    """A stored timing summary (median, min, max, and its noise where recorded) times k."""
-    noise = x.get("noise_pct")
-    return Sample(x["median"] * k, x["min"] * k, x["max"] * k, None if noise is None else noise / 100, x.get("quiet"))
+def sample(t: across.Summary) -> Sample:
+    """One run's figure from its timing summary (kernelbook.across: median; min and max where the run kept its
+    rounds; noise_pct and quiet where its timer stopped on the noise criterion)."""
+    noise = t.get("noise_pct")
+    return Sample(t["median"], t.get("min"), t.get("max"), None if noise is None else noise / 100, t.get("quiet"))
 
 
-def _both(a: bool | None, b: bool | None) -> bool | None:
-    return None if a is None or b is None else a and b
-
-
-def _rounds(values: list[float]) -> Sample:
-    return Sample(statistics.median(values), min(values), max(values))
-
-
-def _over(k: float, s: Sample) -> Sample:
-    """k / s: a rate from a time (its slowest round gives the lowest rate; the same relative noise)."""
-    return Sample(k / s.median, None if s.high is None else k / s.high, None if s.low is None else k / s.low,
-                  s.noise, s.quiet)
-
-
-def _ratio(a: Sample, b: Sample) -> Sample:
-    """a / b, its range from the extreme rounds of each: a's fastest over b's slowest, and the other way round."""
-    lo = None if a.low is None or b.high is None else a.low / b.high
-    hi = None if a.high is None or b.low is None else a.high / b.low
-    noise = None if a.noise is None or b.noise is None else (a.noise ** 2 + b.noise ** 2) ** 0.5  # independent
-    return Sample(a.median / b.median, lo, hi, noise, _both(a.quiet, b.quiet))
+def _rounds(values: list[float]) -> across.Summary:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
 def _versions(shape: dict[str, Any]) -> dict[str, Any]:
     return {OLD_KEYS.get(k, k): v for k, v in shape["versions"].items()}
 
 
-def _timing(x: dict[str, Any]) -> Sample:
+def _timing(x: dict[str, Any]) -> across.Summary:
     """A version's rounds: its stored summary where its rounds stopped on the noise criterion, else its values."""
-    return _t(x) if "median" in x else _rounds(x["values"])
+    return x if "median" in x else _rounds(x["values"])
 
 
-def _sol(d: dict[str, Any]) -> Sample:
+def _sol(d: dict[str, Any]) -> across.Summary:
     """Ours' lowest share of the same-bytes copy over the shapes that count for the goal, with that shape's range and,
     where its rounds stopped on the noise criterion, the copy's and ours' noise."""
     shapes = [_versions(s) for s in d["shapes"] if s["bytes"] >= BIG_BYTES]
     v = min(shapes, key=lambda v: v["copy"]["ms"] / v[OURS]["ms"])
-    return _ratio(_timing(v["copy"]), _timing(v[OURS]))
+    return across.ratio(_timing(v["copy"]), _timing(v[OURS]))
 
 
-def _alloc(d: dict[str, Any]) -> Sample:
+def _alloc(d: dict[str, Any]) -> across.Summary:
     """The slowest size's cached allocation: its samples' summary where stored, else its median alone."""
     s = max(d["cached"]["sizes"], key=lambda s: s["alloc_us"])
-    return _t(s["alloc"]) if "alloc" in s else Sample(s["alloc_us"])
+    return s["alloc"] if "alloc" in s else {"median": s["alloc_us"]}
 
 
-def _fusion(op: str, key: str) -> Callable[[dict[str, Any]], Sample]:
-    return lambda d: _t(next(v for v in d["versions"] if (v["op"], v["key"]) == (op, key))["time"])
-
-
-def _noted(s: Sample, d: dict[str, Any], name: str) -> Sample:
+def _noted(s: across.Summary, d: dict[str, Any], name: str) -> across.Summary:
     """s with the noise the decode rounds recorded for variant `name`'s step, where they did."""
     q = d.get("quiet", {}).get("figures", {}).get(name, {}).get("step_ms")
     if not q or q["noise_pct"] is None:
         return s
-    return Sample(s.median, s.low, s.high, q["noise_pct"] / 100, q["quiet"])
+    return {**s, "noise_pct": q["noise_pct"], "quiet": q["quiet"]}
 
 
-def _decode(name: str) -> Callable[[dict[str, Any]], Sample]:
+def _decode(name: str) -> Callable[[dict[str, Any]], across.Summary]:
     return lambda d: _noted(_rounds([r["variants"][name]["step_ms"] for r in d["rounds"] if name in r["variants"]]),
                             d, name)
 
 
-def _far_last(d: dict[str, Any]) -> Sample:
+def _far_last(d: dict[str, Any]) -> across.Summary:
     """The hand-built step's fastest checked rung (a later rung may be a lever that cost time)."""
     b = far.best_passed(d)
     s = far.step_summary(d, b["name"])
-    return _noted(Sample(s["step_ms"], s["step_min_ms"], s["step_max_ms"]), d, b["name"])
-
-
-def _launch(d: dict[str, Any], key: str) -> Sample:
-    return _t(d["launch"][key], 1e3 / d["launch"]["launches"])
+    return _noted({"median": s["step_ms"], "min": s["step_min_ms"], "max": s["step_max_ms"]}, d, b["name"])
 
 
 @dataclass(frozen=True)
@@ -193,33 +174,32 @@ class Spec:
     unit: str  # "%" for a share, shown as a percentage
     digits: int
     page: str
-    read: Callable[[dict[str, Any]], Sample]
+    read: Callable[[dict[str, Any]], across.Summary]  # one run's data -> the figure's timing summary
+    across_runs: bool = True  # its page shows the median across the current code's runs; False: the newest run
 
 
-SPECS: tuple[Spec, ...] = (
-    Spec("copy", "machine.ceilings", "TB/s", 2, "machine.md",
-         lambda d: _over(d["bandwidth"]["copy"]["bytes_moved"] / 1e9, _t(d["bandwidth"]["copy"]))),
-    Spec("matmul", "machine.ceilings", "TFLOP/s", 0, "machine.md",
-         lambda d: _over(d["matmul"]["flop"] / 1e9, _t(d["matmul"]))),
-    Spec("launch_eager", "machine.ceilings", "µs", 2, "machine.md", lambda d: _launch(d, "eager_ms")),
-    Spec("launch_graph", "machine.ceilings", "µs", 2, "machine.md", lambda d: _launch(d, "graph_ms")),
-    Spec("launch_speedup", "machine.ceilings", "×", 1, "machine.md",
-         lambda d: _ratio(_t(d["launch"]["eager_ms"]), _t(d["launch"]["graph_ms"]))),
-    Spec("launch_host", "machine.ceilings", "µs", 2, "machine.md", lambda d: _t(d["launch"]["host_enqueue_us"])),
-    *(Spec(f"fusion_{op}_{v}", "fusing_by_hand.versions", "ms", 4, "fusing-by-hand.md", _fusion(op, v))
-      for op, v in FUSION),
+SPECS: tuple[Spec, ...] = (  # each read as its chapter reads it (machine and fusing_by_hand facts)
+    Spec("copy", "machine.ceilings", "TB/s", 2, "machine.md", lambda d: across.scale(machine.bandwidth(d), 1e-3)),
+    Spec("matmul", "machine.ceilings", "TFLOP/s", 0, "machine.md", machine.matmul_rate),
+    Spec("launch_eager", "machine.ceilings", "µs", 2, "machine.md", machine.eager_launch),
+    Spec("launch_graph", "machine.ceilings", "µs", 2, "machine.md", machine.graph_launch),
+    Spec("launch_speedup", "machine.ceilings", "×", 1, "machine.md", machine.graph_speedup),
+    Spec("launch_host", "machine.ceilings", "µs", 2, "machine.md", machine.host_enqueue),
+    *(Spec(f"fusion_{op}_{v}", "fusing_by_hand.versions", "ms", 4, "fusing-by-hand.md",
+           lambda d, op=op, v=v: version_time(d, op, v)) for op, v in FUSION),
     Spec("fusion_speedup", "fusing_by_hand.versions", "×", 2, "fusing-by-hand.md",
-         lambda d: _ratio(_fusion("add_rmsnorm", "eager")(d), _fusion("add_rmsnorm", "triton")(d))),
+         lambda d: fusion_speedup(d, "add_rmsnorm", "triton")),
     *(Spec(key, "decode.six_ways", "ms", 2, "decode.md", _decode(name)) for key, name in DECODE.items()),
-    Spec("far_last", "decode_far.ladder", "ms", 3, "decode-far.md", _far_last),
-    Spec("far_share", "decode_far.ladder", "%", 1, "decode-far.md", lambda d: _over(d["floor_ms"], _far_last(d))),
-    Spec("sol_add", "speed_of_light.add_rmsnorm", "%", 1, "speed-of-light.md", _sol),
-    Spec("sol_swiglu", "speed_of_light.swiglu", "%", 1, "speed-of-light.md", _sol),
+    Spec("far_last", "decode_far.ladder", "ms", 3, "decode-far.md", _far_last, across_runs=False),
+    Spec("far_share", "decode_far.ladder", "%", 1, "decode-far.md",
+         lambda d: across.rate(d["floor_ms"], _far_last(d)), across_runs=False),
+    Spec("sol_add", "speed_of_light.add_rmsnorm", "%", 1, "speed-of-light.md", _sol, across_runs=False),
+    Spec("sol_swiglu", "speed_of_light.swiglu", "%", 1, "speed-of-light.md", _sol, across_runs=False),
     Spec("compile_norm", "torch_compile.compile_time", "s", 2, "torch-compile.md",
-         lambda d: Sample(d["add_rmsnorm"]["cold"]["first_call_s"])),
+         lambda d: {"median": d["add_rmsnorm"]["cold"]["first_call_s"]}),
     Spec("compile_decode", "decode.compile_warm", "s", 1, "decode.md",
-         lambda d: Sample(d["cold"]["modes"]["compile_default"]["compile_s"])),
-    Spec("alloc", "allocator.caching", "µs", 2, "allocator.md", _alloc),
+         lambda d: {"median": d["cold"]["modes"]["compile_default"]["compile_s"]}, across_runs=False),
+    Spec("alloc", "allocator.caching", "µs", 2, "allocator.md", _alloc, across_runs=False),
 )
 WHAT_MOVES = ("torch_compile.codegen",)  # read for autotuning's picks, not for a figure of the table
 EXPERIMENTS = tuple(dict.fromkeys([s.experiment for s in SPECS] + list(WHAT_MOVES)))
@@ -245,10 +225,10 @@ class Figure:
     digits: int
     page: str
     experiment: str
-    median: float  # the newest run of the current code: what its page shows
+    median: float  # what its page shows: the median across the current code's runs, or the newest run's
     within: float | None  # the widest within-run spread among the current code's runs (None: no rounds stored)
     current_runs: int
-    current_range: float | None  # (highest - lowest median) over the current code's runs; None with one run
+    current_range: float | None  # (highest - lowest run median) over `median`; None with one run
     earlier_runs: int
     earlier_low: float | None  # the earlier code's medians against today's, lowest and highest (-0.1: 10% below)
     earlier_high: float | None
@@ -399,9 +379,10 @@ class Facts:
     retuned_same: bool  # the in-step retuning picked the same configs in every run too
 
 
-def firmness(current: list[Sample]) -> Firmness:
-    """The verdict on one figure from its current-code runs, oldest first (the module docstring states the rule)."""
-    newest = current[-1].median
+def firmness(current: list[Sample], shown: float | None = None) -> Firmness:
+    """The verdict on one figure from its current-code runs, oldest first, and the figure its page shows (default:
+    the newest run's); the module docstring states the rule."""
+    newest = current[-1].median if shown is None else shown
     spreads = [s.spread for s in current]
     known = [x for x in spreads if x is not None]
     if len(current) > 1:
@@ -423,7 +404,7 @@ def _rel(x: float | None, ref: float) -> float | None:
 def _read(spec: Spec, run: Run) -> Sample | None:
     """The figure's value in one run; None for an earlier-code run that did not store it (a current run must)."""
     try:
-        return spec.read(run.data)
+        return sample(spec.read(run.data))
     except (KeyError, StopIteration, TypeError, ValueError):
         if run.current:
             raise
@@ -434,7 +415,7 @@ def _figure(spec: Spec, runs: list[Run]) -> Figure:
     read = [(r, s) for r in runs if (s := _read(spec, r)) is not None]
     cur = [s for r, s in read if r.current]
     old = [(r, s) for r, s in read if not r.current]
-    ref = cur[-1].median
+    ref = statistics.median(s.median for s in cur) if spec.across_runs else cur[-1].median
     spreads = [s.spread for s in cur if s.spread is not None]
     within = max(spreads) if spreads else None
     rng = (max(s.median for s in cur) - min(s.median for s in cur)) / ref if len(cur) > 1 else None
@@ -443,7 +424,8 @@ def _figure(spec: Spec, runs: list[Run]) -> Figure:
                                                                                                      strict=True))
     pts = tuple(Point(r.started, r.current, s.median / ref - 1, _rel(s.low, ref), _rel(s.high, ref)) for r, s in read)
     return Figure(spec.key, LABELS[spec.key], spec.unit, spec.digits, spec.page, spec.experiment, ref, within,
-                  len(cur), rng, len(old), min(rels, default=None), max(rels, default=None), moved, firmness(cur), pts)
+                  len(cur), rng, len(old), min(rels, default=None), max(rels, default=None), moved,
+                  firmness(cur, ref), pts)
 
 
 def _labels(figs: list[Figure], verdict: str) -> tuple[str, ...]:
@@ -454,25 +436,26 @@ def _launches(runs: list[Run]) -> dict[str, Any]:
     rows = []
     for r in runs:
         ln = r.data["launch"]
-        eager, graph = _launch(r.data, "eager_ms"), _launch(r.data, "graph_ms")
+        eager, graph = machine.eager_launch(r.data)["median"], machine.graph_launch(r.data)["median"]
         host = ln["host_enqueue_us"]["median"]
-        rows.append(LaunchRun(r.started, r.current, r.code, eager.median, host, graph.median,
-                              eager.median / graph.median, eager.median / host))
+        rows.append(LaunchRun(r.started, r.current, r.code, eager, host, graph, eager / graph, eager / host))
     now = [r for r in runs if r.current][-1]
-    today = next(x for x in reversed(rows) if x.current)
+    # as the machine page shows them: the median across the current code's runs
+    today_eager = statistics.median(x.eager_us for x in rows if x.current)
+    today_graph = statistics.median(x.graph_us for x in rows if x.current)
     eager, graph = [x.eager_us for x in rows], [x.graph_us for x in rows]
     gap = max(abs(x.eager_over_host - 1) for x in rows)
     return dict(
         launch_runs=tuple(rows), launch_n=len(rows), launch_current=sum(x.current for x in rows),
         launch_eager_low=min(eager), launch_eager_high=max(eager),
         launch_graph_low=min(graph), launch_graph_high=max(graph),
-        launch_eager_moved=(max(eager) - min(eager)) / today.eager_us,
-        launch_graph_moved=(max(graph) - min(graph)) / today.graph_us,
+        launch_eager_moved=(max(eager) - min(eager)) / today_eager,
+        launch_graph_moved=(max(graph) - min(graph)) / today_graph,
         launch_speedup_low=min(x.speedup for x in rows), launch_speedup_high=max(x.speedup for x in rows),
         launch_tracks_host=gap <= TRACKS, launch_host_gap=gap,
-        launch_eager_within=_launch(now.data, "eager_ms").spread,
-        launch_host_within=_t(now.data["launch"]["host_enqueue_us"]).spread,
-        launch_graph_within=_launch(now.data, "graph_ms").spread,
+        launch_eager_within=sample(machine.eager_launch(now.data)).spread,
+        launch_host_within=sample(machine.host_enqueue(now.data)).spread,
+        launch_graph_within=sample(machine.graph_launch(now.data)).spread,
         launch_clocks_same=len({r.clocks for r in runs}) == 1, launch_sm_end=now.clocks[2])
 
 
@@ -506,8 +489,8 @@ def _decode_rounds(runs: list[Run]) -> dict[str, Any]:
 
 def _widest(ladder: list[Run]) -> float | None:
     """The earlier code's last decode step against today's: the gap of the run furthest from it, signed."""
-    now = _far_last([r for r in ladder if r.current][-1].data).median
-    gaps = [_far_last(r.data).median / now - 1 for r in ladder if not r.current]
+    now = _far_last([r for r in ladder if r.current][-1].data)["median"]
+    gaps = [_far_last(r.data)["median"] / now - 1 for r in ladder if not r.current]
     return max(gaps, key=abs, default=None)
 
 
