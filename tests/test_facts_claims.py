@@ -51,6 +51,7 @@ def test_the_fixture_reads_as_stored(data):
     for rid in F.NAMED:
         assert getattr(f, f"v_{rid.replace('-', '_')}") == next(j.verdict for j in judged if j.row.id == rid)
     assert (f.runs_fewest, f.runs_most, f.one_run) == (1, 1, True) and f.runs_single == f.runs_rows > 0
+    assert (f.runs_even, f.any_single) == (True, True)
     chain = _d(data, "memory_bound.eager_bytes")["chains"]["add_rmsnorm"]
     assert (f.eager_kernels, f.eager_bytes, f.fused_bytes) == (chain["count"], chain["bytes_per_elem"],
                                                                chain["fused_bytes_per_elem"])
@@ -200,8 +201,17 @@ def test_two_runs_that_disagree_read_as_varying(data):
     f = F.from_data(**data)
     assert (f.v_speedup, f.runs_most, f.one_run, f.any_undecided) == (V.VARIES, 2, False, True)
     assert 0 < f.runs_single < f.runs_rows  # the rows that read the second run rest on two
+    assert (f.runs_even, f.any_single, f.any_varies) == (False, True, True)
     assert ("Fused into a Triton kernel, add + RMSNorm gets about 5.2 times faster than eager", V.VARIES,
             "fusing-by-hand.md") in f.undecided_rows
+
+
+def test_every_row_on_two_runs_reads_as_even(data):
+    for runs in data["runs"].values():
+        runs.append(("r2", copy.deepcopy(runs[0][1])))
+    f = F.from_data(**data)
+    assert (f.runs_fewest, f.runs_most, f.runs_even, f.any_single, f.one_run) == (2, 2, True, False, False)
+    assert f.runs_single == 0 and (f.varies, f.any_varies) == (0, False)  # the same figures twice cannot vary
 
 
 def test_ridge_and_decode_booleans_follow_the_data(data):

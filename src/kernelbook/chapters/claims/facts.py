@@ -88,6 +88,9 @@ class Facts:
     runs_fewest: int  # runs of the current code behind a decided row, fewest and most
     runs_most: int
     one_run: bool  # every decided row rests on a single run
+    runs_even: bool  # every decided row rests on the same number of runs
+    any_single: bool  # some decided row rests on a single run
+    any_varies: bool  # some row's runs disagree
     runs_rows: int  # rows read from measured runs
     runs_single: int  # ... those read from a single run of the current code
     # verdicts the summaries name
@@ -216,7 +219,8 @@ def from_data(runs: ledger.Runs, laptop: Data, gpu: str, sm_count: int, machine:
         any_undecided=bool(count(judged, NOT_RESOLVED, NOISY, VARIES)),
         undecided_rows=_rows(judged, NOT_RESOLVED, NOISY, VARIES),
         runs_fewest=min(decided, default=0), runs_most=max(decided, default=0),
-        one_run=max(decided, default=0) <= 1, runs_rows=len(decided), runs_single=sum(n == 1 for n in decided),
+        one_run=max(decided, default=0) <= 1, runs_even=min(decided, default=0) == max(decided, default=0),
+        any_single=any(n == 1 for n in decided), any_varies=bool(count(judged, VARIES)), runs_rows=len(decided), runs_single=sum(n == 1 for n in decided),
         **{f"v_{rid.replace('-', '_')}": verdict[rid] for rid in NAMED},
         eager_kernels=chain["count"], eager_bytes=chain["bytes_per_elem"], fused_bytes=chain["fused_bytes_per_elem"],
         bytes_measured_ms=chain["bench"]["median"], bytes_predicted_ms=chain["predicted_us"] / 1e3,
