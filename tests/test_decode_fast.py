@@ -213,3 +213,35 @@ def test_launch_costs_and_in_step_tuning_take_the_calls_each_step_makes(setup, s
     assert set(t["sites"]) == {s for s in ladder.STEP_SITES if s in made}
     if step in fast.FOLDED:  # the fake step is fastest with the smaller attention_o config
         assert t["configs"]["attention_o"] == [8, 4, 4]
+
+
+def test_wait_cost_times_the_step_both_ways_in_turn(setup, monkeypatch):
+    """wait_cost times the step as built and without its waits in alternating order (step_us, which needs a GPU,
+    stands in with made-up times); a step launched without PDL has no wait to leave out."""
+    from kernelbook.chapters.decode_far import ladder
+
+    *_, bufs, _, _, pk = setup
+    order = []
+
+    def fake_step_us(pk_, bufs_, step_, configs, positions, skip=(), wait=True):
+        order.append(wait)
+        return 100.0 if wait else 80.0
+
+    monkeypatch.setattr(ladder, "step_us", fake_step_us)
+    w = ladder.wait_cost(pk, bufs, "pdl", CONFIGS, (5, 6), rounds=3)
+    assert (w["with_us"], w["without_us"]) == ([100.0] * 3, [80.0] * 3)
+    assert order == [True, False, False, True, True, False] and w["positions"] == [5, 6] and w["step"] == "pdl"
+    with pytest.raises(AssertionError, match="no wait"):
+        fast.make_step(pk, bufs, "matvec_fusions", CONFIGS, wait=False)
+
+
+def test_a_step_built_without_waits_on_the_cpu_is_the_step(setup):
+    """Without a GPU nothing launches under PDL, so the diagnostic step is the step itself: same logits."""
+    model, prompt, feed, bufs, cache, ref, pk = setup
+    if DEVICE == "cuda":
+        pytest.skip("on a GPU the step without waits reads unwritten inputs: its values mean nothing")
+    bufs.pos.fill_(5)
+    bufs.ids.fill_(3)
+    a = fast.make_step(pk, bufs, "pdl", CONFIGS, advance=False)().clone()
+    b = fast.make_step(pk, bufs, "pdl", CONFIGS, advance=False, wait=False)().clone()
+    assert torch.equal(a, b)

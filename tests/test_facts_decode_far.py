@@ -354,3 +354,22 @@ def test_a_slower_last_step_is_read_round_by_round(data):
         r["variants"][last]["step_ms"] = r["variants"][before]["step_ms"] * 1.1
     f = _facts(data)
     assert f.last_slower and f.last_slower_every_round and f.last_is_fold == (last == "attention_o")
+
+
+def test_what_the_waits_cost(data):
+    """The fixture: 1,260 µs as built, 1,101 without the waits, every round apart; floor 726.9 µs."""
+    f = _facts(data)
+    assert (f.has_no_wait, f.no_wait_label, f.waits_cost) == (True, "programmatic dependent launch", True)
+    assert (f.no_wait_with_us, f.no_wait_us, f.waits_us) == (1260.0, 1101.0, 159.0)
+    assert f.waits_gap_share == pytest.approx(159.0 / (1260.0 - 726.9))
+    assert f.no_wait_floor_share == pytest.approx(726.9 / 1101.0) and f.no_wait_gap_us == pytest.approx(374.1)
+    assert not f.no_wait_meets_goal
+    w = data["far_data"]["no_wait"]
+    w["without_us"][1] = 1259.0  # one round without the waits as slow as the fastest with them: not decided
+    f = _facts(data)
+    assert not f.waits_cost and f.waits_us == 159.0
+    w["without_us"] = [800.0, 801.0, 799.0, 802.0, 800.0]  # within the 850 µs goal
+    assert _facts(data).no_wait_meets_goal
+    del data["far_data"]["no_wait"]  # a run from before the diagnostic
+    f = _facts(data)
+    assert (f.has_no_wait, f.waits_cost, f.no_wait_meets_goal, f.no_wait_us) == (False, False, False, None)

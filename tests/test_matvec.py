@@ -150,3 +150,49 @@ def test_decode_attention_with_one_split_is_one_launch(kernel, monkeypatch):
     _close(got, da.decode_attention_ref(q, kc, vc, 20))
     with pytest.raises(AssertionError, match="nothing to merge"):  # two splits do launch the merge
         da.decode_attention(q, kc, vc, torch.tensor([20], device=DEVICE), config=(16, 2, 4))
+
+
+
+def test_launch_options_under_pdl_and_without_its_wait(monkeypatch):
+    from kernelbook.kernels import matvec as mv
+
+    cpu = torch.device("cpu")
+    assert mv.launch_options(True, cpu) == (0, {}) and mv.launch_options(mv.NO_WAIT, cpu) == (0, {})
+    monkeypatch.setattr(mv, "pdl_supported", lambda device: True)
+    assert mv.launch_options(False, cpu) == (0, {})
+    assert mv.launch_options(True, cpu) == (1, {"launch_pdl": True})
+    assert mv.launch_options(mv.NO_WAIT, cpu) == (2, {"launch_pdl": True})
+
+
+PTX_COUNTS = """
+import json, triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from kernelbook.kernels import matvec as mv
+sig = {n: "*bf16" for n in ("x_ptr", "w_ptr", "b_ptr", "g_ptr", "y_ptr")} | {"eps": "fp32", "N": "i32"}
+out = {}
+for mode in (1, 2):
+    const = dict(K=1536, BLOCK_N=2, BLOCK_K=2048, NORM=True, BIAS=False, RESIDUAL=True, PDL=mode)
+    src = ASTSource(fn=mv._matvec_kernel, signature={**sig, **{n: "constexpr" for n in const}}, constexprs=const)
+    ptx = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4}).asm["ptx"]
+    lines = ["".join(ln.split()) for ln in ptx.splitlines()]
+    out[mode] = [lines.count("griddepcontrol.launch_dependents;"), lines.count("griddepcontrol.wait;")]
+print(json.dumps(out))
+"""
+
+
+def test_the_kernel_waits_only_under_pdl_proper():
+    """The matvec compiled for sm_90 here, without a GPU (Triton ships ptxas), in a process without the
+    interpreter: under PDL (1) it lets the next kernel start and waits for the one before once; without its wait
+    (2, the diagnostic) it still lets the next kernel start, and never waits."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1] / "src")
+    run = subprocess.run([sys.executable, "-c", PTX_COUNTS], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == {"1": [1, 1], "2": [1, 0]}

@@ -34,7 +34,7 @@ from kernelbook.kernels.add_rmsnorm import add_rmsnorm_triton
 from kernelbook.kernels.attention_o import attention_o
 from kernelbook.kernels.attention_o import workspace as attention_o_workspace
 from kernelbook.kernels.decode_attention import decode_attention, workspace
-from kernelbook.kernels.matvec import matvec, rmsnorm_ref
+from kernelbook.kernels.matvec import NO_WAIT, matvec, rmsnorm_ref
 from kernelbook.kernels.matvec_pair import qkv_rope, rotate_ref, swiglu_pair
 from kernelbook.kernels.next_token import next_token
 from kernelbook.kernels.next_token import workspace as token_workspace
@@ -200,7 +200,7 @@ def torch_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[in
 
 
 # --8<-- [start:fused_step]
-def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int]], pdl: bool,
+def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int]], pdl: bool | str,
                skip: tuple[str, ...] = (), greedy: bool = False, fold: bool = False) -> Callable[[], torch.Tensor]:
     """Five calls a layer, every buffer allocated once: QKV+RoPE+cache write, attention (one launch, or two when
     its slots are split), o + residual, gate/up+SwiGLU, down + residual; then the output projection with the final
@@ -250,11 +250,15 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
 
 
 def make_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]] | None = None,
-              skip: tuple[str, ...] = (), advance: bool = True) -> Callable[[], torch.Tensor]:
+              skip: tuple[str, ...] = (), advance: bool = True, wait: bool = True) -> Callable[[], torch.Tensor]:
     """`step` as a zero-argument function. With `advance` False a step of ADVANCES is built without its last
-    kernel, so that it replays at one position (as tuning and launch costs replay it), not past the cache's end."""
+    kernel, so that it replays at one position (as tuning and launch costs replay it), not past the cache's end.
+    With `wait` False a step launched under PDL is built with kernels that do not wait for the one before
+    (matvec.NO_WAIT): its values are wrong, its time is the launches' without their dependencies."""
+    pdl = step in FUSED and step != "matvec_fusions"
+    assert wait or pdl, f"{step} launches nothing under PDL: no wait to leave out"
     if step in FUSED:
-        return fused_step(pk, bufs, configs or DEFAULTS, pdl=step != "matvec_fusions", skip=skip,
+        return fused_step(pk, bufs, configs or DEFAULTS, pdl=pdl if wait else NO_WAIT, skip=skip,
                           greedy=advance and step in ADVANCES, fold=step in FOLDED)
     assert not skip, "only the fused steps leave calls out"
     return torch_step(pk, bufs, step, configs)

@@ -31,7 +31,7 @@ import triton
 import triton.language as tl
 
 from kernelbook.kernels.decode_attention import attend, decode_attention_ref, first_block
-from kernelbook.kernels.matvec import launch_options, matvec_ref
+from kernelbook.kernels.matvec import PDL_ON, launch_options, matvec_ref
 
 
 # --8<-- [start:ref]
@@ -63,7 +63,7 @@ def _attention_o_kernel(q_ptr, kc_ptr, vc_ptr, pos_ptr, w_ptr, h_ptr, part_ptr, 
     w = tl.load(w_ptr + rows.to(tl.int64)[:, None] * (Q_HEADS * D) + cols[None, :], mask=rmask[:, None], other=0.0)
     pos = tl.load(pos_ptr)  # set before the step began
     k_old, v_old = first_block(k_base, v_base, pos, 0, D, BLOCK_L)
-    if PDL:
+    if PDL == PDL_ON:
         tl.extra.cuda.gdc_wait()  # q, this step's k and v (slot pos) and the residual come from the kernels before
     r = tl.load(h_ptr + rows, mask=rmask, other=0.0)  # read now, off the tail; only the last program writes it
     acc, m_i, l_i = attend(q_ptr, k_base, v_base, head, pos, 0, k_old, v_old, scale, D, BLOCK_L, 1)
@@ -96,7 +96,7 @@ def workspace(q_heads: int, n: int, block_n: int, device: torch.device) -> tuple
 # --8<-- [start:wrapper]
 def attention_o(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, pos: torch.Tensor, w_o: torch.Tensor,
                 residual: torch.Tensor, config: tuple[int, int, int] = DEFAULT,
-                work: tuple[torch.Tensor, torch.Tensor] | None = None, pdl: bool = False) -> torch.Tensor:
+                work: tuple[torch.Tensor, torch.Tensor] | None = None, pdl: bool | str = False) -> torch.Tensor:
     """attention_o_ref in one launch, the position read from the device tensor `pos` (1,): the sum is written into
     `residual` (N,) itself and returned. `config` is (BLOCK_N, BLOCK_L, num_warps); `work` is a workspace() of
     this shape and BLOCK_N to reuse."""

@@ -27,7 +27,7 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from kernelbook.kernels.matvec import launch_options
+from kernelbook.kernels.matvec import PDL_ON, launch_options
 
 
 # --8<-- [start:ref]
@@ -96,7 +96,7 @@ def _attention_kernel(q_ptr, kc_ptr, vc_ptr, pos_ptr, ws_ptr, o_ptr, scale, SLOT
     pos = tl.load(pos_ptr)  # set before the step began
     first = split * BLOCK_L  # this program's first block of slots
     k_old, v_old = first_block(k_base, v_base, pos, first, D, BLOCK_L)
-    if PDL:
+    if PDL == PDL_ON:
         tl.extra.cuda.gdc_wait()  # q and this step's k, v (slot pos) come from the kernel before
     acc, m_i, l_i = attend(q_ptr, k_base, v_base, head, pos, first, k_old, v_old, scale, D, BLOCK_L, SPLITS)
     if SPLITS == 1:  # this program saw every slot of its head: the result is final
@@ -115,6 +115,7 @@ def _attention_merge_kernel(ws_ptr, o_ptr, D: tl.constexpr, SPLITS: tl.constexpr
     sp = tl.arange(0, SPLITS)
     if PDL:
         tl.extra.cuda.gdc_launch_dependents()
+    if PDL == PDL_ON:
         tl.extra.cuda.gdc_wait()  # every partial of the launch before
     rows = ws_ptr + (head * SPLITS + sp) * (D + 2)  # (SPLITS,)
     ms = tl.load(rows + D)
@@ -138,7 +139,7 @@ def workspace(q_heads: int, d: int, splits: int, device: torch.device) -> torch.
 # --8<-- [start:wrapper]
 def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, pos: torch.Tensor,
                      out: torch.Tensor | None = None, config: tuple[int, int, int] = DEFAULT,
-                     work: torch.Tensor | None = None, pdl: bool = False) -> torch.Tensor:
+                     work: torch.Tensor | None = None, pdl: bool | str = False) -> torch.Tensor:
     """decode_attention_ref in two launches (partials, merge), or one when SPLITS is 1, the position read from the
     device tensor `pos` (1,). `config` is (BLOCK_L, SPLITS, num_warps); `work` is a workspace() to reuse (a graph
     needs fixed addresses)."""

@@ -109,7 +109,7 @@ def _matvec_kernel(x_ptr, w_ptr, b_ptr, g_ptr, y_ptr, eps, N,
     w = tl.load(w_rows + cols[None, :], mask=rmask[:, None] & (cols[None, :] < K), other=0.0)
     if BIAS:  # like the weights, the bias never changes
         bias = tl.load(b_ptr + rows, mask=rmask, other=0.0).to(tl.float32)
-    if PDL:
+    if PDL == PDL_ON:
         tl.extra.cuda.gdc_wait()  # weights never change; x (and the residual) come from the kernels before
     if RESIDUAL:  # y_ptr is the residual stream: this program's rows, read now, not after the sum
         r = tl.load(y_ptr + rows, mask=rmask, other=0.0)
@@ -139,19 +139,26 @@ def pdl_supported(device: torch.device) -> bool:
     return torch.cuda.get_device_capability(device)[0] >= 9
 
 
-def launch_options(pdl: bool, device: torch.device) -> tuple[bool, dict]:
-    """(PDL constexpr, launch keywords): PDL only where supported, else an ordinary launch."""
-    on = pdl and pdl_supported(device)
-    return on, ({"launch_pdl": True} if on else {})
+NO_WAIT = "no_wait"  # pdl=NO_WAIT: launched as under PDL, but no kernel waits for the one before (a diagnostic)
+PDL_ON = tl.constexpr(1)  # the PDL constexpr: 0 an ordinary launch, 1 PDL, 2 PDL without the wait
+
+
+def launch_options(pdl: bool | str, device: torch.device) -> tuple[int, dict]:
+    """(PDL constexpr, launch keywords): PDL only where supported, else an ordinary launch. With pdl=NO_WAIT the
+    kernel is launched the same way but skips its wait for the kernel before: it reads inputs that may not be
+    written yet, so its values are wrong, and the launches' time is what they cost without their dependencies."""
+    on = bool(pdl) and pdl_supported(device)
+    return (2 if pdl == NO_WAIT else 1) if on else 0, ({"launch_pdl": True} if on else {})
 
 
 # --8<-- [start:wrapper]
 def matvec(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None,
            norm_weight: torch.Tensor | None = None, residual: torch.Tensor | None = None,
            out: torch.Tensor | None = None, eps: float = 1e-6, config: tuple[int, int, int] = DEFAULT,
-           pdl: bool = False) -> torch.Tensor:
+           pdl: bool | str = False) -> torch.Tensor:
     """matvec_ref in one launch. With `residual`, the sum is written into `residual` itself and returned.
-    `config` is (BLOCK_N, BLOCK_K, num_warps); `pdl` launches it programmatically dependent (Hopper and later)."""
+    `config` is (BLOCK_N, BLOCK_K, num_warps); `pdl` launches it programmatically dependent (Hopper and later),
+    NO_WAIT without its wait (launch_options)."""
     n, k = w.shape
     assert x.numel() == k and x.is_contiguous() and w.is_contiguous(), f"x {tuple(x.shape)} against W {(n, k)}"
     for t, size in ((bias, n), (norm_weight, k), (residual, n)):

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from kernelbook.kernels.matvec import first_chunk, launch_options, mul_rn, rmsnorm_ref, x_chunk
+from kernelbook.kernels.matvec import PDL_ON, first_chunk, launch_options, mul_rn, rmsnorm_ref, x_chunk
 
 
 # --8<-- [start:ref]
@@ -80,7 +80,7 @@ def _matvec_pair_kernel(x_ptr, w_ptr, b_ptr, g_ptr, out_ptr, cos_ptr, sin_ptr, p
         pos = tl.load(pos_ptr)
         cos = tl.load(cos_ptr + pos * (2 * GROUP) + j).to(tl.float32)  # cos[j] = cos[j + GROUP]
         sin = tl.load(sin_ptr + pos * (2 * GROUP) + j).to(tl.float32)
-    if PDL:
+    if PDL == PDL_ON:
         tl.extra.cuda.gdc_wait()
     xc, rstd = first_chunk(x_ptr, g_ptr, cols, K, eps, BLOCK_K, NORM)
     xc = xc[None, :]
@@ -140,7 +140,7 @@ def _launch(x, w, bias, norm_weight, out, cos, sin, pos, kc, vc, eps, pairs, gro
 # --8<-- [start:wrapper]
 def swiglu_pair(x: torch.Tensor, w_gate_up: torch.Tensor, norm_weight: torch.Tensor | None = None,
                 out: torch.Tensor | None = None, eps: float = 1e-6, config: tuple[int, int, int] = DEFAULT,
-                pdl: bool = False) -> torch.Tensor:
+                pdl: bool | str = False) -> torch.Tensor:
     """swiglu_pair_ref in one launch: (I,) from the stacked gate/up weight (2 I, K)."""
     inter = w_gate_up.shape[0] // 2
     out = torch.empty(inter, device=x.device, dtype=x.dtype) if out is None else out
@@ -152,7 +152,7 @@ def swiglu_pair(x: torch.Tensor, w_gate_up: torch.Tensor, norm_weight: torch.Ten
 def qkv_rope(x: torch.Tensor, w_qkv: torch.Tensor, b_qkv: torch.Tensor, norm_weight: torch.Tensor | None,
              cos: torch.Tensor, sin: torch.Tensor, pos: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
              q_heads: int, out: torch.Tensor | None = None, eps: float = 1e-6,
-             config: tuple[int, int, int] = DEFAULT, pdl: bool = False) -> torch.Tensor:
+             config: tuple[int, int, int] = DEFAULT, pdl: bool | str = False) -> torch.Tensor:
     """qkv_rope_ref in one launch, reading the position from the device tensor `pos` (1,): returns q."""
     kv_heads, slots, d = k_cache.shape
     assert v_cache.shape == k_cache.shape and k_cache.is_contiguous() and v_cache.is_contiguous()

@@ -15,7 +15,7 @@ import torch
 import triton
 import triton.language as tl
 
-from kernelbook.kernels.matvec import launch_options
+from kernelbook.kernels.matvec import PDL_ON, launch_options
 
 KEY_FLOOR = 0  # no key is below it: the accumulator's value between steps
 
@@ -34,7 +34,7 @@ def _next_token_kernel(logits_ptr, ids_ptr, pos_ptr, key_ptr, count_ptr, V, BLOC
                        PDL: tl.constexpr):
     pid = tl.program_id(0)
     i = pid * BLOCK + tl.arange(0, BLOCK)  # (BLOCK,) vocabulary indices
-    if PDL:
+    if PDL == PDL_ON:
         tl.extra.cuda.gdc_wait()  # the logits come from the kernel before
     v = tl.load(logits_ptr + i, mask=i < V, other=float("-inf")).to(tl.float32)  # 2 B/logit read (bf16)
     bits = tl.where(v == 0.0, 0, v.to(tl.int32, bitcast=True))  # -0.0 ties with +0.0, as in torch.argmax
@@ -59,7 +59,7 @@ def workspace(device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
 # --8<-- [start:wrapper]
 def next_token(logits: torch.Tensor, ids: torch.Tensor, pos: torch.Tensor,
                work: tuple[torch.Tensor, torch.Tensor] | None = None, block: int = 4096,
-               pdl: bool = False) -> None:
+               pdl: bool | str = False) -> None:
     """next_token_ref in one launch: ids (1, 1) int64 and pos (1,) int64 updated in place on the device."""
     assert logits.is_contiguous() and ids.dtype == pos.dtype == torch.int64 and ids.numel() == pos.numel() == 1
     assert logits.numel() < (1 << 31), "indices are packed into 32 bits"

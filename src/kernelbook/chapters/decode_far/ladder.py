@@ -5,7 +5,9 @@ graph, so the weights come from memory and not from L2, and for the fused steps 
 the whole step; (2) the plain static-cache graph (Hugging Face's step, captured by hand) and every step of
 fast.STEPS are built, each captured in one CUDA graph; (3) every one is checked teacher-forced against eager
 StaticCache with the decode chapter's tolerance (three times bf16's own distance from fp32) before anything is
-timed; (4) interleaved rounds time each step as the decode chapter does.
+timed; (4) interleaved rounds time each step as the decode chapter does; (5) the step whose calls are taken apart
+is timed again with no kernel waiting for the one before (wrong values, the same launches), to say what the waits
+cost.
 """
 
 from __future__ import annotations
@@ -143,12 +145,12 @@ def tune_positions(pk: fast.Packed, prompt_len: int) -> tuple[int, int]:
 
 
 def step_us(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]],
-            positions: tuple[int, ...], skip: tuple[str, ...] = ()) -> float:
+            positions: tuple[int, ...], skip: tuple[str, ...] = (), wait: bool = True) -> float:
     """µs per replay of `step` built with `configs` (and without the calls in `skip`), captured in one CUDA graph,
     averaged over `positions`: at each, the median of three timings of BACK_TO_BACK replays in a row, with nothing
     between them, as the back-to-back loop runs the steps (no L2 flush or host wait between replays, unlike
     do_bench). A step that advances its own position (fast.ADVANCES) is built without that last kernel."""
-    fn = fast.make_step(pk, bufs, step, configs, skip, advance=False)
+    fn = fast.make_step(pk, bufs, step, configs, skip, advance=False, wait=wait)
     graph, _ = V.capture(fn)
     per_pos = []
     for pos in positions:
@@ -219,6 +221,19 @@ def launch_costs(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, t
         calls[c] = {"us": (whole - statistics.median(times[c])) / per, "per": "step" if per == 1 else "layer",
                     "count": per, "weight_bytes": reads[c], "without_us": times[c]}
     return {"step": step, "whole_us": whole, "whole_values": times["whole"], "calls": calls, "rounds": rounds,
+            "positions": list(positions)}
+
+
+def wait_cost(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]],
+              positions: tuple[int, ...], rounds: int = COST_ROUNDS) -> dict[str, Any]:
+    """What the step's waits cost: the step timed as built and with no kernel waiting for the one before (its
+    values are then wrong, its launches the same), in interleaved rounds, each as step_us times it. The second is
+    what the same kernels would take with no dependency between them."""
+    times: dict[str, list[float]] = {"with": [], "without": []}
+    for r in range(rounds):
+        for k in (("with", "without") if r % 2 == 0 else ("without", "with")):
+            times[k].append(step_us(pk, bufs, step, configs, positions, wait=k == "with"))
+    return {"step": step, "with_us": times["with"], "without_us": times["without"], "rounds": rounds,
             "positions": list(positions)}
 # --8<-- [end:costs]
 
@@ -297,6 +312,7 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
     tune_s = time.perf_counter() - t0
     step_cfg = {n: step_configs.get(CONFIGS_OF.get(n, n), configs) for n in fast.FUSED}
     costs = launch_costs(pk, bufs, COSTS_STEP, step_cfg[COSTS_STEP], positions)
+    no_wait = wait_cost(pk, bufs, COSTS_STEP, step_cfg[COSTS_STEP], positions)
 
     variants: dict[str, V.Variant] = {"eager_static": V.eager_static(model, cache, bufs)}
     errors: dict[str, str] = {}
@@ -340,6 +356,7 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
         "rounds_n": len(measured["rounds"]), "min_rounds": min_rounds,
         "tuning": tuning, "tune_s": tune_s, "configs": {s: list(c) for s, c in configs.items()},
         "in_step": in_step, "in_step_back_to_back": BACK_TO_BACK, "launch_costs": costs,
+        "no_wait": no_wait,
         "capability": list(torch.cuda.get_device_capability(dev)), "pdl_used": pdl_supported(dev),
         "yardstick_fp32": yard, "tolerance": tol, "band": band, "tol_factor": TOL_FACTOR,
         "teacher_forced": checks, "free_running": free,
