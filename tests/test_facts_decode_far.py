@@ -363,13 +363,20 @@ def test_what_the_waits_cost(data):
     assert (f.no_wait_with_us, f.no_wait_us, f.waits_us) == (1260.0, 1101.0, 159.0)
     assert f.waits_gap_share == pytest.approx(159.0 / (1260.0 - 726.9))
     assert f.no_wait_floor_share == pytest.approx(726.9 / 1101.0) and f.no_wait_gap_us == pytest.approx(374.1)
-    assert not f.no_wait_meets_goal
+    pdl_ms = next(x for x in F.far.waterfall(data["far_data"]) if x["name"] == "pdl")["step_ms"]
+    assert f.no_wait_step_ms == pytest.approx(pdl_ms - 0.159) and f.no_wait_step_ms > F.GOAL_MS
+    assert f.no_wait_step_timed and not f.no_wait_meets_goal
     w = data["far_data"]["no_wait"]
     w["without_us"][1] = 1259.0  # one round without the waits as slow as the fastest with them: not decided
     f = _facts(data)
     assert not f.waits_cost and f.waits_us == 159.0
-    w["without_us"] = [800.0, 801.0, 799.0, 802.0, 800.0]  # within the 850 µs goal
-    assert _facts(data).no_wait_meets_goal
+    w["without_us"] = [v - 1e3 * (pdl_ms - F.GOAL_MS) - 1.0 for v in w["with_us"]]  # 1 µs more than the excess
+    f = _facts(data)
+    assert f.no_wait_step_ms == pytest.approx(F.GOAL_MS - 1e-3) and f.no_wait_meets_goal
+    _drop(data, "pdl")  # the step whose launches were timed was not: no synchronised time to take the waits from
+    f = _facts(data)
+    assert f.has_no_wait and f.no_wait_step_ms is None and not (f.no_wait_step_timed or f.no_wait_meets_goal)
     del data["far_data"]["no_wait"]  # a run from before the diagnostic
     f = _facts(data)
-    assert (f.has_no_wait, f.waits_cost, f.no_wait_meets_goal, f.no_wait_us) == (False, False, False, None)
+    assert (f.has_no_wait, f.waits_cost, f.no_wait_meets_goal, f.no_wait_us, f.no_wait_step_ms) == (
+        False, False, False, None, None)

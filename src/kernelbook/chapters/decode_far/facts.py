@@ -269,7 +269,9 @@ class Facts:
     waits_gap_share: float | None  # waits_us over the step's distance from the floor
     no_wait_floor_share: float | None  # the floor over the step without its waits
     no_wait_gap_us: float | None  # the step without its waits less the floor
-    no_wait_meets_goal: bool  # without the waits the same kernels would be inside the goal
+    no_wait_step_ms: float | None  # the step's synchronised time (the goal's measure) less what its waits cost
+    no_wait_step_timed: bool  # ... that step was timed synchronised
+    no_wait_meets_goal: bool  # ... is within the goal
     retune_pdl_label: str
     retune_pdl_alone_us: float | None
     retune_pdl_us: float | None
@@ -469,20 +471,23 @@ def _tables(d: dict[str, Any]) -> dict[str, Any]:
         retune_positions=tuple(next(iter(d["in_step"].values()))["positions"]), **retune)
 
 
-def _waits(d: dict[str, Any]) -> dict[str, Any]:
+def _waits(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
     w = d.get("no_wait")
     if not w:
         return dict(has_no_wait=False, no_wait_label=None, no_wait_with_us=None, no_wait_us=None, waits_us=None,
                     waits_cost=False, waits_gap_share=None, no_wait_floor_share=None, no_wait_gap_us=None,
-                    no_wait_meets_goal=False)
+                    no_wait_step_ms=None, no_wait_step_timed=False, no_wait_meets_goal=False)
     with_us, without_us = statistics.median(w["with_us"]), statistics.median(w["without_us"])
     floor_us = d["floor_ms"] * 1e3
+    timed = by.get(w["step"])
+    step_ms = None if timed is None else timed["step_ms"] - (with_us - without_us) / 1e3
     return dict(
         has_no_wait=True, no_wait_label=_strip(d["labels"][w["step"]]), no_wait_with_us=with_us,
+        no_wait_step_ms=step_ms, no_wait_step_timed=step_ms is not None,
         no_wait_us=without_us, waits_us=with_us - without_us, waits_cost=max(w["without_us"]) < min(w["with_us"]),
         waits_gap_share=(with_us - without_us) / (with_us - floor_us) if with_us > floor_us else None,
         no_wait_floor_share=floor_us / without_us, no_wait_gap_us=without_us - floor_us,
-        no_wait_meets_goal=without_us <= GOAL_MS * 1e3)
+        no_wait_meets_goal=step_ms is not None and step_ms <= GOAL_MS)
 
 
 def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[str, Any], launch: dict[str, Any],
@@ -546,7 +551,7 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
         delta_ms={n: None if by.get(n, {}).get("saved_ms") is None else -by[n]["saved_ms"]
                   for n in (d["baseline"], *d["steps"])},
         **_checks(d, s, six), **_savings(rows, launch), **_matvec(d, by), **_plain(d, g["over_ms"]), **_pdl(d, by),
-        **_alone(d, by), **_tables(d), **_waits(d))
+        **_alone(d, by), **_tables(d), **_waits(d, by))
 
 
 def facts(machine: str | None = None) -> Facts:
