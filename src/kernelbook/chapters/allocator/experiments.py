@@ -7,32 +7,17 @@ process first allocates, so each configuration runs in its own child (kernelbook
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 from kernelbook.chapters.allocator import parse, scripts
-from kernelbook.chapters.allocator.scripts import MARK, vllm_capture_sizes
-
-SRC = str(Path(__file__).resolve().parents[3])  # src/, the folder holding the kernelbook package
-CONF_VARS = ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_NO_CUDA_MEMORY_CACHING")
+from kernelbook.chapters.allocator.child import run_child
+from kernelbook.chapters.allocator.scripts import vllm_capture_sizes
 
 
 def run_demo(name: str, env: dict[str, str] | None = None, cfg: dict[str, Any] | None = None,
              timeout_s: float = 120) -> dict[str, Any]:
     """Run one demo in a child process with exactly the allocator settings in `env`; returns its JSON."""
-    child_env = {k: v for k, v in os.environ.items() if k not in CONF_VARS}
-    child_env.update(env or {})
-    child_env["PYTHONPATH"] = SRC + os.pathsep + child_env.get("PYTHONPATH", "")
-    cmd = [sys.executable, "-m", "kernelbook.chapters.allocator.demos", name, json.dumps(cfg or {})]
-    proc = subprocess.run(cmd, env=child_env, capture_output=True, text=True, timeout=timeout_s)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)]
-    if proc.returncode != 0 or not lines:
-        raise RuntimeError(f"demo {name} with {env or {}} failed (exit {proc.returncode}):\n"
-                           f"{proc.stderr[-4000:]}\n{proc.stdout[-2000:]}")
-    return json.loads(lines[-1][len(MARK):])
+    return run_child("kernelbook.chapters.allocator.demos", [name, json.dumps(cfg or {})], env, timeout_s)
 
 
 def measure_caching() -> dict[str, Any]:

@@ -20,17 +20,14 @@ import gc
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
+from kernelbook.chapters.allocator.child import run_child
 from kernelbook.chapters.allocator.model import KiB, MiB
 from kernelbook.chapters.allocator.scripts import MARK
 
-SRC = str(Path(__file__).resolve().parents[3])
-CONF_VARS = ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_NO_CUDA_MEMORY_CACHING")
 EXPANDABLE = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
 STREAM_SIZES = (4 * KiB, 64 * MiB)  # one request for each pool: small (≤ 1 MiB) and large
 PAGE = {"small": 2 * MiB, "large": 20 * MiB}  # the article's page sizes, one per pool
@@ -168,16 +165,7 @@ CASES = {"streams": case_streams, "graph_pool": case_graph_pool, "expandable": c
 
 def run_case(name: str, env: dict[str, str] | None = None, timeout_s: float = 120) -> dict[str, Any]:
     """One case in a child process with exactly the allocator settings in `env`; returns its JSON."""
-    child_env = {k: v for k, v in os.environ.items() if k not in CONF_VARS}
-    child_env.update(env or {})
-    child_env["PYTHONPATH"] = SRC + os.pathsep + child_env.get("PYTHONPATH", "")
-    cmd = [sys.executable, "-m", "kernelbook.chapters.allocator.pools", name]
-    proc = subprocess.run(cmd, env=child_env, capture_output=True, text=True, timeout=timeout_s)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)]
-    if proc.returncode != 0 or not lines:
-        raise RuntimeError(f"case {name} with {env or {}} failed (exit {proc.returncode}):\n"
-                           f"{proc.stderr[-4000:]}\n{proc.stdout[-2000:]}")
-    return json.loads(lines[-1][len(MARK):])
+    return run_child("kernelbook.chapters.allocator.pools", [name], env, timeout_s)
 
 
 def measure() -> dict[str, Any]:
