@@ -130,6 +130,24 @@ def test_launch_cost_rows_put_each_call_against_its_bytes_at_copy_speed(data):
     assert far_report.launch_cost_rows({"copy": data["copy"]}) == []
 
 
+def test_layer_fit_draws_the_line_through_the_medians(data):
+    """The fixture's counts lie on 112 + 41 n µs, each round within 1 µs of it."""
+    fit = far_report.layer_fit(data)
+    assert fit["per_layer_us"] == pytest.approx(41.0) and fit["once_us"] == pytest.approx(112.0)
+    assert [r["layers"] for r in fit["rows"]] == [0, 1, 7, 14, 21, 28] and fit["layers"] == 28
+    assert all(r["us"] == pytest.approx(r["line_us"]) and r["spread_us"] == 1.0 for r in fit["rows"])
+    assert fit["once_bytes"] == data["weight_bytes"] - 28 * data["layer_fit"]["layer_bytes"]
+    assert fit["layer_copy_us"] == pytest.approx(data["layer_fit"]["layer_bytes"] / (data["copy"]["gbps"] * 1e3))
+    d = copy.deepcopy(data)
+    d["layer_fit"]["us"][0] = [120.0, 140.0, 130.0]  # no layer: 18 µs over the old line, median 130
+    fit = far_report.layer_fit(d)
+    assert fit["rows"][0]["spread_us"] == 10.0 and fit["rows"][0]["us"] == 130.0
+    assert fit["off_line_us"] == pytest.approx(max(abs(r["us"] - r["line_us"]) for r in fit["rows"]))
+    assert fit["off_line_us"] == pytest.approx(abs(130.0 - fit["once_us"]))  # the moved count is off the line most
+    del d["layer_fit"]
+    assert far_report.layer_fit(d) is None
+
+
 def test_the_kernels_shown_and_the_step_set_beside_them(data):
     """The last step (greedy) and the one before it (pdl) both overlap their kernels; the step set beside them is
     the last without PDL, which is also the last whose time splits into kernels, idle time and the round trip."""

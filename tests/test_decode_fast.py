@@ -173,6 +173,7 @@ def test_far_dry_run_on_the_tiny_model():
         assert all(c["step_us"] > 0 for s in t["sites"].values() for c in s["candidates"])
     assert list(data["in_step"]) == ["matvec_fusions", "pdl", "attention_o"]
     assert list(data["launch_costs"]["calls"]) == list(fast.fused_calls(data["launch_costs"]["step"]))
+    assert data["layer_fit"]["layers"] == [0, 1, 2] and all(v > 0 for t in data["layer_fit"]["us"] for v in t)
 
 
 def test_tune_positions_span_the_timed_steps_within_the_cache():
@@ -233,6 +234,35 @@ def test_wait_cost_times_the_step_both_ways_in_turn(setup, monkeypatch):
     assert order == [True, False, False, True, True, False] and w["positions"] == [5, 6] and w["step"] == "pdl"
     with pytest.raises(AssertionError, match="no wait"):
         fast.make_step(pk, bufs, "matvec_fusions", CONFIGS, wait=False)
+
+
+def test_layer_fit_builds_the_step_over_fewer_layers(setup, monkeypatch):
+    """layer_fit builds the step over its first n layers for each count in turn, over none with every layer call
+    left out, and stores one layer's weight bytes (step_us, which needs a GPU, stands in with made-up times)."""
+    from kernelbook.chapters.decode_far import ladder
+    from kernelbook.decode.model import weight_bytes
+
+    model, *_, bufs, _, _, pk = setup
+    assert ladder.fit_layers(28) == (0, 1, 7, 14, 21, 28) and ladder.fit_layers(2) == (0, 1, 2)
+    built = []
+
+    def fake_step_us(pk_, bufs_, step_, configs, positions, skip=()):
+        n = 0 if skip else len(pk_.layers)
+        built.append((n, skip))
+        return 100.0 + 10.0 * n
+
+    monkeypatch.setattr(ladder, "step_us", fake_step_us)
+    x = ladder.layer_fit(pk, bufs, "pdl", CONFIGS, (5,), rounds=2)
+    counts = ladder.fit_layers(len(pk.layers))
+    assert x["layers"] == list(counts) and x["us"] == [[100.0 + 10.0 * n] * 2 for n in counts]
+    assert [n for n, _ in built] == [*counts, *counts[1:], counts[0]]  # the second round starts one count later
+    assert {s for n, s in built if n == 0} == {tuple(c for c in fast.fused_calls("pdl") if c != "lm_head")}
+    assert len(pk.layers) == 2  # the packed model itself keeps its layers
+    lw = pk.layers[0]
+    assert x["layer_bytes"] == sum(t.nbytes for t in (lw.ln1, lw.ln2, lw.w_qkv, lw.b_qkv, lw.w_o, lw.w_gate_up,
+                                                      lw.w_down))
+    once = weight_bytes(model) - len(pk.layers) * x["layer_bytes"]  # what the step reads once: LM head, final norm
+    assert once == pk.lm_head.nbytes + pk.norm.nbytes + (0 if pk.lm_head is pk.embed else pk.embed.nbytes)
 
 
 def test_a_step_built_without_waits_on_the_cpu_is_the_step(setup):

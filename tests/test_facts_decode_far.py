@@ -380,3 +380,37 @@ def test_what_the_waits_cost(data):
     f = _facts(data)
     assert (f.has_no_wait, f.waits_cost, f.no_wait_meets_goal, f.no_wait_us, f.no_wait_step_ms) == (
         False, False, False, None, None)
+
+
+def test_where_the_distance_sits(data):
+    """The fixture: the step over 0, 1, 7, 14, 21 and 28 layers on the line 112 + 41 n µs; a layer's 93,595,648
+    bytes and the 466,750,464 read once, at the copy's 4,248 GB/s; floor 726.9 µs."""
+    f = _facts(data)
+    layer_copy, once_copy = 93595648 / 4248e3, 466750464 / 4248e3
+    assert (f.has_layer_fit, f.fit_label) == (True, "programmatic dependent launch")
+    assert f.fit_layers == (0, 1, 7, 14, 21, 28)
+    assert f.fit_per_layer_us == pytest.approx(41.0) and f.fit_once_us == pytest.approx(112.0)
+    assert f.fit_off_line_us == pytest.approx(0.0, abs=1e-9)
+    assert f.layer_copy_us == pytest.approx(layer_copy) and f.layer_share == pytest.approx(layer_copy / 41.0)
+    assert f.layers_over_us == pytest.approx(28 * (41.0 - layer_copy)) and f.once_copy_us == pytest.approx(once_copy)
+    assert f.once_over_floor and f.once_off_us == pytest.approx(112.0 - once_copy)
+    assert f.layers_gap_share == pytest.approx(f.layers_over_us / (f.layers_over_us + 112.0 - once_copy))
+    assert f.layers_hold_most and not f.layer_goal_met
+    assert f.layer_goal_us == pytest.approx(layer_copy / f.goal_floor_share)
+    assert f.layer_goal_cut_us == pytest.approx(41.0 - f.layer_goal_us)
+    x = data["far_data"]["layer_fit"]
+    x["us"][3] = [v + 7.0 for v in x["us"][3]]  # 14 layers 7 µs off: the line moves, and that median is off it most
+    f = _facts(data)
+    assert f.fit_off_line_us == pytest.approx(abs(693.0 - (f.fit_once_us + 14 * f.fit_per_layer_us)))
+    assert f.fit_off_line_us > 5.0
+    x["us"] = [[50.0 + 10.0 * n + (400.0 if n == 0 else 0.0)] * 5 for n in x["layers"]]
+    f = _facts(data)  # a layer under its bytes' time at the copy bandwidth, what runs once far over: the other side
+    assert f.fit_per_layer_us < f.layer_goal_us and f.layer_goal_met and f.layers_over_us < 0
+    assert f.once_over_floor and f.layers_gap_share == 0.0 and not f.layers_hold_most
+    x["us"] = [[90.0 + 41.0 * n] * 5 for n in x["layers"]]
+    f = _facts(data)  # what runs once under its bytes' time at the copy bandwidth
+    assert not f.once_over_floor and f.once_off_us == pytest.approx(once_copy - 90.0) and f.layers_gap_share == 1.0
+    del data["far_data"]["layer_fit"]  # a run from before the diagnostic
+    f = _facts(data)
+    assert (f.has_layer_fit, f.fit_layers, f.fit_per_layer_us, f.layers_hold_most, f.layer_goal_met) == (
+        False, (), None, False, False)

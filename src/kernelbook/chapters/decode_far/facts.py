@@ -272,6 +272,26 @@ class Facts:
     no_wait_step_ms: float | None  # the step's synchronised time (the goal's measure) less what its waits cost
     no_wait_step_timed: bool  # ... that step was timed synchronised
     no_wait_meets_goal: bool  # ... is within the goal
+    # the step over fewer layers: t(n) = once + n per layer (report.layer_fit)
+    has_layer_fit: bool
+    fit_label: str | None
+    fit_layers: tuple[int, ...]  # the layer counts it was built over
+    fit_per_layer_us: float | None
+    fit_once_us: float | None
+    fit_off_line_us: float | None  # the largest distance of a count's median from the line
+    layer_mib: float | None  # one layer's weights
+    layer_copy_us: float | None  # ... at the copy bandwidth
+    layer_share: float | None  # that over what a layer costs
+    layers_over_us: float | None  # every layer's cost over its bytes at the copy bandwidth, together
+    once_mib: float | None  # the weights read once a step (the LM head's, the final norm)
+    once_copy_us: float | None
+    once_over_floor: bool  # what runs once costs more than its bytes at the copy bandwidth
+    once_off_us: float | None  # ... by this much, over or under
+    layers_gap_share: float | None  # the layers' part of the step's distance from the floor (the once part's, if over)
+    layers_hold_most: bool  # ... more than half of it
+    layer_goal_us: float | None  # a layer at the goal's share of the floor's speed
+    layer_goal_cut_us: float | None  # what a layer would have to lose to get there
+    layer_goal_met: bool
     retune_pdl_label: str
     retune_pdl_alone_us: float | None
     retune_pdl_us: float | None
@@ -490,6 +510,29 @@ def _waits(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
         no_wait_meets_goal=step_ms is not None and step_ms <= GOAL_MS)
 
 
+def _fit(d: dict[str, Any], goal_share: float) -> dict[str, Any]:
+    x = far.layer_fit(d)
+    if x is None:
+        return dict(has_layer_fit=False, fit_label=None, fit_layers=(), fit_per_layer_us=None, fit_once_us=None,
+                    fit_off_line_us=None, layer_mib=None, layer_copy_us=None, layer_share=None, layers_over_us=None,
+                    once_mib=None, once_copy_us=None, once_over_floor=False, once_off_us=None, layers_gap_share=None,
+                    layers_hold_most=False, layer_goal_us=None, layer_goal_cut_us=None, layer_goal_met=False)
+    per, once = x["per_layer_us"], x["once_us"]
+    layers_over = x["layers"] * (per - x["layer_copy_us"])
+    once_over = once - x["once_copy_us"]
+    gap = max(layers_over, 0.0) + max(once_over, 0.0)
+    share = max(layers_over, 0.0) / gap if gap > 0 else None
+    goal_us = x["layer_copy_us"] / goal_share
+    return dict(
+        has_layer_fit=True, fit_label=_strip(d["labels"][x["step"]]), fit_layers=tuple(r["layers"] for r in x["rows"]),
+        fit_per_layer_us=per, fit_once_us=once, fit_off_line_us=x["off_line_us"],
+        layer_mib=x["layer_bytes"] / 2**20, layer_copy_us=x["layer_copy_us"], layer_share=x["layer_copy_us"] / per,
+        layers_over_us=layers_over, once_mib=x["once_bytes"] / 2**20, once_copy_us=x["once_copy_us"],
+        once_over_floor=once_over > 0, once_off_us=abs(once_over), layers_gap_share=share,
+        layers_hold_most=share is not None and share > 0.5, layer_goal_us=goal_us, layer_goal_cut_us=per - goal_us,
+        layer_goal_met=per <= goal_us)
+
+
 def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[str, Any], launch: dict[str, Any],
               gpu: str) -> Facts:
     """far_data: decode_far.ladder; six: decode.six_ways on the same machine; laptop_six: the article's
@@ -551,7 +594,7 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
         delta_ms={n: None if by.get(n, {}).get("saved_ms") is None else -by[n]["saved_ms"]
                   for n in (d["baseline"], *d["steps"])},
         **_checks(d, s, six), **_savings(rows, launch), **_matvec(d, by), **_plain(d, g["over_ms"]), **_pdl(d, by),
-        **_alone(d, by), **_tables(d), **_waits(d, by))
+        **_alone(d, by), **_tables(d), **_waits(d, by), **_fit(d, g["floor_share_needed"]))
 
 
 def facts(machine: str | None = None) -> Facts:

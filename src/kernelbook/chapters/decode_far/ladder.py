@@ -7,11 +7,12 @@ fast.STEPS are built, each captured in one CUDA graph; (3) every one is checked 
 StaticCache with the decode chapter's tolerance (three times bf16's own distance from fp32) before anything is
 timed; (4) interleaved rounds time each step as the decode chapter does; (5) the step whose calls are taken apart
 is timed again with no kernel waiting for the one before (wrong values, the same launches), to say what the waits
-cost.
+cost, and built over fewer layers, to say what a layer costs and what the step costs once.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
 from typing import Any
@@ -238,6 +239,32 @@ def wait_cost(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tupl
 # --8<-- [end:costs]
 
 
+# --8<-- [start:fit]
+def fit_layers(layers: int) -> tuple[int, ...]:
+    """The layer counts layer_fit builds the step over: none, one, a quarter, half, three quarters, all."""
+    return tuple(sorted({0, 1, layers // 4, layers // 2, 3 * layers // 4, layers}))
+
+
+def layer_fit(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]],
+              positions: tuple[int, ...], rounds: int = COST_ROUNDS) -> dict[str, Any]:
+    """The step built over its first n layers only, for each n of fit_layers (with none, only the embedding lookup
+    and the LM head run), in interleaved rounds, each as step_us times it. A line through the times, once + n per
+    layer, splits the step into what a layer costs and what the step costs once; `layer_bytes` is one layer's
+    weights, the rest of the model's weights are read once."""
+    counts = fit_layers(len(pk.layers))
+    layer_calls = tuple(c for c in fast.fused_calls(step) if c != "lm_head")
+    times: dict[int, list[float]] = {n: [] for n in counts}
+    for r in range(rounds):
+        for n in counts[r % len(counts):] + counts[:r % len(counts)]:
+            part = dataclasses.replace(pk, layers=pk.layers[:max(n, 1)])  # with none, one layer's calls all left out
+            times[n].append(step_us(part, bufs, step, configs, positions, layer_calls if n == 0 else ()))
+    lw = pk.layers[0]
+    weights = (lw.ln1, lw.ln2, lw.w_qkv, lw.b_qkv, lw.w_o, lw.w_gate_up, lw.w_down)
+    return {"step": step, "layers": list(counts), "us": [times[n] for n in counts],
+            "layer_bytes": sum(t.nbytes for t in weights), "rounds": rounds, "positions": list(positions)}
+# --8<-- [end:fit]
+
+
 def next_token_check(dec: Decoder, prompt: torch.Tensor, steps: int = CHECK_STEPS) -> dict[str, Any]:
     """For a step that takes its own argmax (fast.ADVANCES), free-running: at every step, the token it wrote into
     the input buffer against the argmax of the logits it returned, and the position it wrote against the host's."""
@@ -313,6 +340,7 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
     step_cfg = {n: step_configs.get(CONFIGS_OF.get(n, n), configs) for n in fast.FUSED}
     costs = launch_costs(pk, bufs, COSTS_STEP, step_cfg[COSTS_STEP], positions)
     no_wait = wait_cost(pk, bufs, COSTS_STEP, step_cfg[COSTS_STEP], positions)
+    fit = layer_fit(pk, bufs, COSTS_STEP, step_cfg[COSTS_STEP], positions)
 
     variants: dict[str, V.Variant] = {"eager_static": V.eager_static(model, cache, bufs)}
     errors: dict[str, str] = {}
@@ -356,7 +384,7 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
         "rounds_n": len(measured["rounds"]), "min_rounds": min_rounds,
         "tuning": tuning, "tune_s": tune_s, "configs": {s: list(c) for s, c in configs.items()},
         "in_step": in_step, "in_step_back_to_back": BACK_TO_BACK, "launch_costs": costs,
-        "no_wait": no_wait,
+        "no_wait": no_wait, "layer_fit": fit,
         "capability": list(torch.cuda.get_device_capability(dev)), "pdl_used": pdl_supported(dev),
         "yardstick_fp32": yard, "tolerance": tol, "band": band, "tol_factor": TOL_FACTOR,
         "teacher_forced": checks, "free_running": free,

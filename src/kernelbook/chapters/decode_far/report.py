@@ -157,6 +157,26 @@ def launch_cost_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def layer_fit(data: dict[str, Any]) -> dict[str, Any] | None:
+    """The line through layer_fit's times, t(n) = once + n per_layer (least squares over the medians of the rounds),
+    its rows (layers, median µs, spread: half the range of the rounds, the line's µs there) and the largest distance
+    of a median from the line; the bytes of a layer and of what the step reads once, and both at the copy bandwidth.
+    None for a result without the diagnostic."""
+    x = data.get("layer_fit")
+    if not x:
+        return None
+    ns, meds = x["layers"], [statistics.median(v) for v in x["us"]]
+    per_layer, once = statistics.linear_regression(ns, meds)
+    rows = [{"layers": n, "us": m, "spread_us": (max(v) - min(v)) / 2, "line_us": once + per_layer * n}
+            for n, m, v in zip(ns, meds, x["us"], strict=True)]
+    copy = data["copy"]["gbps"] * 1e3  # bytes per µs
+    once_bytes = data["weight_bytes"] - max(ns) * x["layer_bytes"]
+    return {"step": x["step"], "rows": rows, "per_layer_us": per_layer, "once_us": once, "layers": max(ns),
+            "off_line_us": max(abs(r["us"] - r["line_us"]) for r in rows),
+            "layer_bytes": x["layer_bytes"], "layer_copy_us": x["layer_bytes"] / copy,
+            "once_bytes": once_bytes, "once_copy_us": once_bytes / copy}
+
+
 def short_kernel_name(name: str) -> str:
     """'void at::native::(anonymous namespace)::indexSelectSmallIndex<...>(...)' -> 'indexSelectSmallIndex'."""
     s = name.removeprefix("void ").replace("(anonymous namespace)::", "")
