@@ -38,6 +38,7 @@ def test_table_refuses_empty_or_ragged():
 def test_num_and_pct():
     assert page.num(12345.678, 1) == "12,345.7"
     assert page.num(None) == "—"
+    assert page.num(-0.04, 1) == "0.0" and page.num(-0.06, 1) == "-0.1" and page.num(-0.4, 0) == "0"
     assert page.num(3, 0, "ms") == "3 ms"
     assert page.pct(0.9123) == "91%"
 

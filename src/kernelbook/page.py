@@ -204,10 +204,10 @@ def warning(results: Iterable[store.Result]) -> str:
 # ---- formatting ---------------------------------------------------------------------------------------------------
 
 def num(x: float | int | None, digits: int = 1, unit: str = "") -> str:
-    """12345.6 -> '12,345.6'. None -> an em dash (not measured)."""
+    """12345.6 -> '12,345.6'. None -> an em dash (not measured). A value that rounds to zero has no sign."""
     if x is None:
         return "—"
-    s = f"{x:,.{digits}f}"
+    s = f"{x:,.{digits}f}".removeprefix("-") if round(x, digits) == 0 else f"{x:,.{digits}f}"
     return f"{s} {unit}".rstrip() if unit else s
 
 
