@@ -138,6 +138,8 @@ def test_layer_fit_draws_the_line_through_the_medians(data):
     assert all(r["us"] == pytest.approx(r["line_us"]) and r["spread_us"] == 1.0 for r in fit["rows"])
     assert fit["once_bytes"] == data["weight_bytes"] - 28 * data["layer_fit"]["layer_bytes"]
     assert fit["layer_copy_us"] == pytest.approx(data["layer_fit"]["layer_bytes"] / (data["copy"]["gbps"] * 1e3))
+    assert fit["once_low_us"] < fit["once_us"] < fit["once_high_us"] < fit["once_us"] + 1.0  # the rounds are 1 µs apart
+    assert far_report.layer_fit(data) == fit  # the resampling is seeded: every build reads the same interval
     d = copy.deepcopy(data)
     d["layer_fit"]["us"][0] = [120.0, 140.0, 130.0]  # no layer: 18 µs over the old line, median 130
     fit = far_report.layer_fit(d)

@@ -393,7 +393,8 @@ def test_where_the_distance_sits(data):
     assert f.fit_off_line_us == pytest.approx(0.0, abs=1e-9)
     assert f.layer_copy_us == pytest.approx(layer_copy) and f.layer_share == pytest.approx(layer_copy / 41.0)
     assert f.layers_over_us == pytest.approx(28 * (41.0 - layer_copy)) and f.once_copy_us == pytest.approx(once_copy)
-    assert f.once_over_floor and f.once_off_us == pytest.approx(112.0 - once_copy)
+    assert f.once_side == "over" and f.once_off_us == pytest.approx(112.0 - once_copy)
+    assert once_copy < f.once_low_us <= 112.0 <= f.once_high_us < 113.0 and f.fit_confidence == F.far.FIT_CONFIDENCE
     assert f.layers_gap_share == pytest.approx(f.layers_over_us / (f.layers_over_us + 112.0 - once_copy))
     assert f.layers_hold_most and not f.layer_goal_met
     assert f.layer_goal_us == pytest.approx(layer_copy / f.goal_floor_share)
@@ -403,13 +404,16 @@ def test_where_the_distance_sits(data):
     f = _facts(data)
     assert f.fit_off_line_us == pytest.approx(abs(693.0 - (f.fit_once_us + 14 * f.fit_per_layer_us)))
     assert f.fit_off_line_us > 5.0
-    x["us"] = [[50.0 + 10.0 * n + (400.0 if n == 0 else 0.0)] * 5 for n in x["layers"]]
+    x["us"] = [[once_copy + 41.0 * n + e for e in (-1.0, 0.0, 1.0, 0.5, -0.5)] for n in x["layers"]]
+    f = _facts(data)  # the once part's bytes inside its interval: at the floor, whichever side its median falls
+    assert f.once_side == "within" and f.once_low_us < once_copy < f.once_high_us
+    x["us"] = [[150.0 + 10.0 * n] * 5 for n in x["layers"]]
     f = _facts(data)  # a layer under its bytes' time at the copy bandwidth, what runs once far over: the other side
     assert f.fit_per_layer_us < f.layer_goal_us and f.layer_goal_met and f.layers_over_us < 0
-    assert f.once_over_floor and f.layers_gap_share == 0.0 and not f.layers_hold_most
+    assert f.once_side == "over" and f.layers_gap_share == 0.0 and not f.layers_hold_most
     x["us"] = [[90.0 + 41.0 * n] * 5 for n in x["layers"]]
     f = _facts(data)  # what runs once under its bytes' time at the copy bandwidth
-    assert not f.once_over_floor and f.once_off_us == pytest.approx(once_copy - 90.0) and f.layers_gap_share == 1.0
+    assert f.once_side == "under" and f.once_off_us == pytest.approx(once_copy - 90.0) and f.layers_gap_share == 1.0
     del data["far_data"]["layer_fit"]  # a run from before the diagnostic
     f = _facts(data)
     assert (f.has_layer_fit, f.fit_layers, f.fit_per_layer_us, f.layers_hold_most, f.layer_goal_met) == (

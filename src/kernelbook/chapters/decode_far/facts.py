@@ -38,6 +38,7 @@ MLP = ("swiglu", "down")
 RETUNED = ("matvec_fusions", "pdl")  # the fused steps whose sites are tuned again inside them (ladder.IN_STEP)
 Goal = Literal["met", "over", "failed", "missing"]  # failed: timed but wrong; missing: not built or not timed
 Shrank = Literal["as_the_floor", "less", "not"]
+Side = Literal["within", "over", "under"]  # a time against its bytes at the copy bandwidth, the scatter kept
 
 
 @dataclass(frozen=True)
@@ -285,8 +286,11 @@ class Facts:
     layers_over_us: float | None  # every layer's cost over its bytes at the copy bandwidth, together
     once_mib: float | None  # the weights read once a step (the LM head's, the final norm)
     once_copy_us: float | None
-    once_over_floor: bool  # what runs once costs more than its bytes at the copy bandwidth
-    once_off_us: float | None  # ... by this much, over or under
+    fit_confidence: float  # the confidence of the once-a-step time's bootstrap interval
+    once_low_us: float | None  # ... that interval
+    once_high_us: float | None
+    once_side: Side  # its bytes at the copy bandwidth inside that interval, or the interval over or under them
+    once_off_us: float | None  # the once-a-step time less those bytes' time, over or under
     layers_gap_share: float | None  # the layers' part of the step's distance from the floor (the once part's, if over)
     layers_hold_most: bool  # ... more than half of it
     layer_goal_us: float | None  # a layer at the goal's share of the floor's speed
@@ -515,7 +519,8 @@ def _fit(d: dict[str, Any], goal_share: float) -> dict[str, Any]:
     if x is None:
         return dict(has_layer_fit=False, fit_label=None, fit_layers=(), fit_per_layer_us=None, fit_once_us=None,
                     fit_off_line_us=None, layer_mib=None, layer_copy_us=None, layer_share=None, layers_over_us=None,
-                    once_mib=None, once_copy_us=None, once_over_floor=False, once_off_us=None, layers_gap_share=None,
+                    once_mib=None, once_copy_us=None, fit_confidence=far.FIT_CONFIDENCE, once_low_us=None,
+                    once_high_us=None, once_side="within", once_off_us=None, layers_gap_share=None,
                     layers_hold_most=False, layer_goal_us=None, layer_goal_cut_us=None, layer_goal_met=False)
     per, once = x["per_layer_us"], x["once_us"]
     layers_over = x["layers"] * (per - x["layer_copy_us"])
@@ -528,7 +533,9 @@ def _fit(d: dict[str, Any], goal_share: float) -> dict[str, Any]:
         fit_per_layer_us=per, fit_once_us=once, fit_off_line_us=x["off_line_us"],
         layer_mib=x["layer_bytes"] / 2**20, layer_copy_us=x["layer_copy_us"], layer_share=x["layer_copy_us"] / per,
         layers_over_us=layers_over, once_mib=x["once_bytes"] / 2**20, once_copy_us=x["once_copy_us"],
-        once_over_floor=once_over > 0, once_off_us=abs(once_over), layers_gap_share=share,
+        fit_confidence=far.FIT_CONFIDENCE, once_low_us=x["once_low_us"], once_high_us=x["once_high_us"],
+        once_side="over" if x["once_low_us"] > x["once_copy_us"] else "under" if x["once_high_us"] < x["once_copy_us"]
+        else "within", once_off_us=abs(once_over), layers_gap_share=share,
         layers_hold_most=share is not None and share > 0.5, layer_goal_us=goal_us, layer_goal_cut_us=per - goal_us,
         layer_goal_met=per <= goal_us)
 

@@ -7,6 +7,7 @@ Pure Python on the stored JSON (no torch), so the page builds on a machine witho
 
 from __future__ import annotations
 
+import random
 import re
 import statistics
 from typing import Any
@@ -15,6 +16,7 @@ from kernelbook.decode.report import across
 
 GOAL_MS = 0.85  # the goal set for the last step (issue 26): at most this many ms per decode step, a target
 OURS = re.compile(r"_\w+_kernel")  # Triton names a kernel after its Python function: this book's kernels
+FIT_CONFIDENCE, FIT_RESAMPLES = 0.95, 2000  # layer_fit's bootstrap interval of the once-a-step time
 
 def rounds_of(data: dict[str, Any], name: str) -> list[dict[str, Any]]:
     """The per-round records of one variant (a variant that failed to build has none)."""
@@ -160,18 +162,24 @@ def launch_cost_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
 def layer_fit(data: dict[str, Any]) -> dict[str, Any] | None:
     """The line through layer_fit's times, t(n) = once + n per_layer (least squares over the medians of the rounds),
     its rows (layers, median µs, spread: half the range of the rounds, the line's µs there) and the largest distance
-    of a median from the line; the bytes of a layer and of what the step reads once, and both at the copy bandwidth.
-    None for a result without the diagnostic."""
+    of a median from the line; the once-a-step time's bootstrap interval at FIT_CONFIDENCE (the rounds of every count
+    resampled, the line fitted again); the bytes of a layer and of what the step reads once, and both at the copy
+    bandwidth. None for a result without the diagnostic."""
     x = data.get("layer_fit")
     if not x:
         return None
     ns, meds = x["layers"], [statistics.median(v) for v in x["us"]]
     per_layer, once = statistics.linear_regression(ns, meds)
+    rng = random.Random(0)  # seeded: a page reads the same on every build
+    onces = sorted(statistics.linear_regression(ns, [statistics.median(rng.choices(v, k=len(v))) for v in x["us"]])[1]
+                   for _ in range(FIT_RESAMPLES))
+    tail = int((1 - FIT_CONFIDENCE) / 2 * FIT_RESAMPLES)
     rows = [{"layers": n, "us": m, "spread_us": (max(v) - min(v)) / 2, "line_us": once + per_layer * n}
             for n, m, v in zip(ns, meds, x["us"], strict=True)]
     copy = data["copy"]["gbps"] * 1e3  # bytes per µs
     once_bytes = data["weight_bytes"] - max(ns) * x["layer_bytes"]
     return {"step": x["step"], "rows": rows, "per_layer_us": per_layer, "once_us": once, "layers": max(ns),
+            "once_low_us": onces[tail], "once_high_us": onces[-1 - tail],
             "off_line_us": max(abs(r["us"] - r["line_us"]) for r in rows),
             "layer_bytes": x["layer_bytes"], "layer_copy_us": x["layer_bytes"] / copy,
             "once_bytes": once_bytes, "once_copy_us": once_bytes / copy}
