@@ -146,8 +146,20 @@ def test_layer_fit_draws_the_line_through_the_medians(data):
     assert fit["rows"][0]["spread_us"] == 10.0 and fit["rows"][0]["us"] == 130.0
     assert fit["off_line_us"] == pytest.approx(max(abs(r["us"] - r["line_us"]) for r in fit["rows"]))
     assert fit["off_line_us"] == pytest.approx(abs(130.0 - fit["once_us"]))  # the moved count is off the line most
+    d["layer_fit"]["us"].pop()  # a count without its timings: a corrupt result, said so
+    with pytest.raises(ValueError, match="6 layer counts but 5 lists of timings"):
+        far_report.layer_fit(d)
     del d["layer_fit"]
     assert far_report.layer_fit(d) is None
+
+
+def test_a_layer_count_twice_breaks_the_schema():
+    from kernelbook import schema
+
+    rec = json.loads(FIXTURE.read_text())
+    assert schema.problem(rec, "decode_far.ladder") is None
+    rec["data"]["layer_fit"]["layers"][1] = 0  # two timings of the same count: the line would weigh it twice
+    assert "$.data.layer_fit.layers" in schema.problem(rec, "decode_far.ladder")
 
 
 def test_the_kernels_shown_and_the_step_set_beside_them(data):

@@ -168,6 +168,9 @@ def layer_fit(data: dict[str, Any]) -> dict[str, Any] | None:
     x = data.get("layer_fit")
     if not x:
         return None
+    if len(x["us"]) != len(x["layers"]):
+        raise ValueError(f"decode_far.ladder layer_fit: {len(x['layers'])} layer counts but {len(x['us'])} lists of "
+                         "timings; the result is corrupt")
     ns, meds = x["layers"], [statistics.median(v) for v in x["us"]]
     per_layer, once = statistics.linear_regression(ns, meds)
     rng = random.Random(0)  # seeded: a page reads the same on every build
