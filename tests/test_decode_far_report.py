@@ -153,6 +153,21 @@ def test_layer_fit_draws_the_line_through_the_medians(data):
     assert far_report.layer_fit(d) is None
 
 
+def test_handoff_rows_put_the_launch_and_the_barrier_side_by_side(data):
+    rows = far_report.handoff_rows(data)
+    assert [r["programs"] for r in rows] == [132, 264, 528] and [r["per_sm"] for r in rows] == [1, 2, 4]
+    assert rows[0]["launch_us"] == 0.8 and rows[0]["launch_spread_us"] == pytest.approx(0.02)
+    assert rows[2]["barrier_us"] == 4.8 and rows[2]["barrier_spread_us"] == pytest.approx(0.05)
+    assert all(r["barrier_slower"] and r["ordered"] for r in rows)
+    d = copy.deepcopy(data)
+    d["handoff"]["rows"][0]["barrier_us"] = [0.7, 0.9]  # overlaps the launch's rounds (0.78-0.82)
+    d["handoff"]["rows"][1]["barrier_ordered"] = False
+    rows = far_report.handoff_rows(d)
+    assert not rows[0]["barrier_slower"] and rows[0]["ordered"] and not rows[1]["ordered"]
+    del d["handoff"]
+    assert far_report.handoff_rows(d) == []
+
+
 def test_a_layer_count_twice_breaks_the_schema():
     from kernelbook import schema
 

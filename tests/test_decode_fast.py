@@ -174,6 +174,7 @@ def test_far_dry_run_on_the_tiny_model():
     assert list(data["in_step"]) == ["matvec_fusions", "pdl", "attention_o"]
     assert list(data["launch_costs"]["calls"]) == list(fast.fused_calls(data["launch_costs"]["step"]))
     assert data["layer_fit"]["layers"] == [0, 1, 2] and all(v > 0 for t in data["layer_fit"]["us"] for v in t)
+    assert all(r["launch_ordered"] and r["barrier_ordered"] for r in data["handoff"]["rows"])
 
 
 def test_tune_positions_span_the_timed_steps_within_the_cache():

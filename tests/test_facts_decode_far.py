@@ -418,3 +418,26 @@ def test_where_the_distance_sits(data):
     f = _facts(data)
     assert (f.has_layer_fit, f.fit_layers, f.fit_per_layer_us, f.layers_hold_most, f.layer_goal_met) == (
         False, (), None, False, False)
+
+
+def test_what_one_hand_off_costs(data):
+    """The fixture: 132, 264 and 528 programs; a hop 0.8, 1.0 and 1.2 µs as a launch, 1.4, 2.5 and 4.8 µs as a
+    barrier, the rounds within 0.02 and 0.05 µs; five launches a layer."""
+    f = _facts(data)
+    assert (f.has_handoff, f.handoff_hops, f.handoff_pdl, f.handoff_ordered) == (True, 140, True, True)
+    assert (f.handoff_programs_low, f.handoff_programs_high) == (132, 528)
+    assert (f.launch_low_us, f.launch_high_us, f.barrier_low_us, f.barrier_high_us) == (0.8, 1.2, 1.4, 4.8)
+    assert f.barrier_always_slower and f.layer_launches == 5
+    assert (f.layer_launches_low_us, f.layer_launches_high_us) == pytest.approx((4.0, 6.0))
+    assert f.layer_over_us == pytest.approx(41.0 - 93595648 / 4248e3)
+    rows = data["far_data"]["handoff"]["rows"]
+    rows[1]["barrier_us"][0] = 0.99  # one round of the barrier as fast as a round of the launch: not every round
+    rows[2]["launch_ordered"] = False
+    f = _facts(data)
+    assert not f.barrier_always_slower and not f.handoff_ordered
+    data["far_data"]["handoff"]["pdl"] = False  # a GPU without programmatic dependent launch
+    assert not _facts(data).handoff_pdl
+    del data["far_data"]["handoff"]  # a run from before the diagnostic
+    f = _facts(data)
+    assert (f.has_handoff, f.handoff_ordered, f.barrier_always_slower, f.launch_low_us, f.layer_launches) == (
+        False, False, False, None, 5)

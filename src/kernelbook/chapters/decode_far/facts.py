@@ -283,7 +283,8 @@ class Facts:
     layer_mib: float | None  # one layer's weights
     layer_copy_us: float | None  # ... at the copy bandwidth
     layer_share: float | None  # that over what a layer costs
-    layers_over_us: float | None  # every layer's cost over its bytes at the copy bandwidth, together
+    layer_over_us: float | None  # a layer's cost over its bytes at the copy bandwidth
+    layers_over_us: float | None  # ... every layer's, together
     once_mib: float | None  # the weights read once a step (the LM head's, the final norm)
     once_copy_us: float | None
     fit_confidence: float  # the confidence of the once-a-step time's bootstrap interval
@@ -296,6 +297,21 @@ class Facts:
     layer_goal_us: float | None  # a layer at the goal's share of the floor's speed
     layer_goal_cut_us: float | None  # what a layer would have to lose to get there
     layer_goal_met: bool
+    # one hand-off with nothing around it: empty hops as dependent launches and as a barrier in one launch
+    has_handoff: bool
+    handoff_hops: int | None
+    handoff_pdl: bool  # the launches were programmatically dependent
+    handoff_ordered: bool  # every chain ended in order
+    handoff_programs_low: int | None  # the fewest and the most programs a hop
+    handoff_programs_high: int | None
+    launch_low_us: float | None  # µs a hop as a launch, at the fewest and the most programs
+    launch_high_us: float | None
+    barrier_low_us: float | None  # ... as a barrier
+    barrier_high_us: float | None
+    barrier_always_slower: bool  # at every count every round's barrier was slower than every round's launch
+    layer_launches: int  # the dependent launches a layer of the cost step makes
+    layer_launches_low_us: float | None  # that many hops at the fewest and the most programs
+    layer_launches_high_us: float | None
     retune_pdl_label: str
     retune_pdl_alone_us: float | None
     retune_pdl_us: float | None
@@ -518,7 +534,8 @@ def _fit(d: dict[str, Any], goal_share: float) -> dict[str, Any]:
     x = far.layer_fit(d)
     if x is None:
         return dict(has_layer_fit=False, fit_label=None, fit_layers=(), fit_per_layer_us=None, fit_once_us=None,
-                    fit_off_line_us=None, layer_mib=None, layer_copy_us=None, layer_share=None, layers_over_us=None,
+                    fit_off_line_us=None, layer_mib=None, layer_copy_us=None, layer_share=None, layer_over_us=None,
+                    layers_over_us=None,
                     once_mib=None, once_copy_us=None, fit_confidence=far.FIT_CONFIDENCE, once_low_us=None,
                     once_high_us=None, once_side="within", once_off_us=None, layers_gap_share=None,
                     layers_hold_most=False, layer_goal_us=None, layer_goal_cut_us=None, layer_goal_met=False)
@@ -532,12 +549,31 @@ def _fit(d: dict[str, Any], goal_share: float) -> dict[str, Any]:
         has_layer_fit=True, fit_label=_strip(d["labels"][x["step"]]), fit_layers=tuple(r["layers"] for r in x["rows"]),
         fit_per_layer_us=per, fit_once_us=once, fit_off_line_us=x["off_line_us"],
         layer_mib=x["layer_bytes"] / 2**20, layer_copy_us=x["layer_copy_us"], layer_share=x["layer_copy_us"] / per,
-        layers_over_us=layers_over, once_mib=x["once_bytes"] / 2**20, once_copy_us=x["once_copy_us"],
+        layer_over_us=per - x["layer_copy_us"], layers_over_us=layers_over, once_mib=x["once_bytes"] / 2**20,
+        once_copy_us=x["once_copy_us"],
         fit_confidence=far.FIT_CONFIDENCE, once_low_us=x["once_low_us"], once_high_us=x["once_high_us"],
         once_side="over" if x["once_low_us"] > x["once_copy_us"] else "under" if x["once_high_us"] < x["once_copy_us"]
         else "within", once_off_us=abs(once_over), layers_gap_share=share,
         layers_hold_most=share is not None and share > 0.5, layer_goal_us=goal_us, layer_goal_cut_us=per - goal_us,
         layer_goal_met=per <= goal_us)
+
+
+def _handoff(d: dict[str, Any]) -> dict[str, Any]:
+    rows = far.handoff_rows(d)
+    launches = sum(c["per"] == "layer" for c in d["launch_costs"]["calls"].values())
+    if not rows:
+        return dict(has_handoff=False, handoff_hops=None, handoff_pdl=False, handoff_ordered=False,
+                    handoff_programs_low=None, handoff_programs_high=None, launch_low_us=None, launch_high_us=None,
+                    barrier_low_us=None, barrier_high_us=None, barrier_always_slower=False, layer_launches=launches,
+                    layer_launches_low_us=None, layer_launches_high_us=None)
+    lo, hi = min(rows, key=lambda r: r["programs"]), max(rows, key=lambda r: r["programs"])
+    return dict(
+        has_handoff=True, handoff_hops=d["handoff"]["hops"], handoff_pdl=d["handoff"]["pdl"],
+        handoff_ordered=all(r["ordered"] for r in rows), handoff_programs_low=lo["programs"],
+        handoff_programs_high=hi["programs"], launch_low_us=lo["launch_us"], launch_high_us=hi["launch_us"],
+        barrier_low_us=lo["barrier_us"], barrier_high_us=hi["barrier_us"],
+        barrier_always_slower=all(r["barrier_slower"] for r in rows), layer_launches=launches,
+        layer_launches_low_us=launches * lo["launch_us"], layer_launches_high_us=launches * hi["launch_us"])
 
 
 def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[str, Any], launch: dict[str, Any],
@@ -601,7 +637,8 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
         delta_ms={n: None if by.get(n, {}).get("saved_ms") is None else -by[n]["saved_ms"]
                   for n in (d["baseline"], *d["steps"])},
         **_checks(d, s, six), **_savings(rows, launch), **_matvec(d, by), **_plain(d, g["over_ms"]), **_pdl(d, by),
-        **_alone(d, by), **_tables(d), **_waits(d, by), **_fit(d, g["floor_share_needed"]))
+        **_alone(d, by), **_tables(d), **_waits(d, by), **_fit(d, g["floor_share_needed"]),
+        **_handoff(d))
 
 
 def facts(machine: str | None = None) -> Facts:

@@ -7,7 +7,8 @@ fast.STEPS are built, each captured in one CUDA graph; (3) every one is checked 
 StaticCache with the decode chapter's tolerance (three times bf16's own distance from fp32) before anything is
 timed; (4) interleaved rounds time each step as the decode chapter does; (5) the step whose calls are taken apart
 is timed again with no kernel waiting for the one before (wrong values, the same launches), to say what the waits
-cost, and built over fewer layers, to say what a layer costs and what the step costs once.
+cost, and built over fewer layers, to say what a layer costs and what the step costs once; (6) a chain of empty
+hops says what one hand-off costs on this GPU, as a launch and as a barrier inside one launch.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from kernelbook.decode.harness import (
 from kernelbook.decode.model import QWEN25_15B, weight_bytes
 from kernelbook.decode.rounds import MIN_ROUNDS, TIMED_STEPS, WARM_STEPS, timed_then_profiled
 from kernelbook.kernels import attention_o as ao
+from kernelbook.kernels import handoff as ho
 from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import matvec, pdl_supported
 from kernelbook.kernels.matvec_pair import qkv_rope, swiglu_pair
@@ -265,6 +267,52 @@ def layer_fit(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tupl
 # --8<-- [end:fit]
 
 
+# --8<-- [start:handoff]
+HOPS = 140  # about a step's launches
+PER_SM = (1, 2, 4)  # programs a hop, per SM: every program of the persistent launch resident at once
+
+
+def handoff(hops: int = HOPS, rounds: int = COST_ROUNDS) -> dict[str, Any]:
+    """One hand-off's cost with no work around it (kernels/handoff.py): `hops` hops as dependent launches in one
+    CUDA graph (PDL where supported), and as one persistent launch with a grid-wide barrier between hops, at
+    PER_SM programs per SM. Each chain's graph also zeroes its buffers; per round, the median of three timings of
+    BACK_TO_BACK replays, divided by the hops; then whether every chain ended in order (handoff_ref)."""
+    dev = torch.device("cuda")
+    sms = torch.cuda.get_device_properties(dev).multi_processor_count
+    rows = []
+    for per_sm in PER_SM:
+        g = per_sm * sms
+        bufs = ho.buffers(g, hops, dev)
+
+        def chain(kind: str, g: int = g, bufs: tuple = bufs) -> torch.Tensor:
+            for t in bufs:
+                t.zero_()
+            return ho.hop_chain(bufs, g, hops) if kind == "launch" else ho.barrier_chain(bufs, g, hops)
+        graphs = {k: V.capture(lambda k=k: chain(k)) for k in ("launch", "barrier")}
+        times: dict[str, list[float]] = {k: [] for k in graphs}
+        ordered = {}
+        for r in range(rounds):
+            for k in (("launch", "barrier") if r % 2 == 0 else ("barrier", "launch")):
+                graph, out = graphs[k]
+                graph.replay()
+                per = []
+                for _ in range(3):
+                    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    a.record()
+                    for _ in range(BACK_TO_BACK):
+                        graph.replay()
+                    b.record()
+                    b.synchronize()
+                    per.append(a.elapsed_time(b) * 1e3 / BACK_TO_BACK / hops)
+                times[k].append(sorted(per)[1])
+                ordered[k] = ordered.get(k, True) and torch.equal(out, ho.handoff_ref(g, hops, dev))
+        rows.append({"programs": g, "per_sm": per_sm, "launch_us": times["launch"], "barrier_us": times["barrier"],
+                     "launch_ordered": ordered["launch"], "barrier_ordered": ordered["barrier"]})
+        del graphs
+    return {"hops": hops, "sms": sms, "pdl": pdl_supported(dev), "rows": rows, "rounds": rounds}
+# --8<-- [end:handoff]
+
+
 def next_token_check(dec: Decoder, prompt: torch.Tensor, steps: int = CHECK_STEPS) -> dict[str, Any]:
     """For a step that takes its own argmax (fast.ADVANCES), free-running: at every step, the token it wrote into
     the input buffer against the argmax of the logits it returned, and the position it wrote against the host's."""
@@ -341,6 +389,7 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
     costs = launch_costs(pk, bufs, COSTS_STEP, step_cfg[COSTS_STEP], positions)
     no_wait = wait_cost(pk, bufs, COSTS_STEP, step_cfg[COSTS_STEP], positions)
     fit = layer_fit(pk, bufs, COSTS_STEP, step_cfg[COSTS_STEP], positions)
+    hand = handoff()
 
     variants: dict[str, V.Variant] = {"eager_static": V.eager_static(model, cache, bufs)}
     errors: dict[str, str] = {}
@@ -384,7 +433,7 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
         "rounds_n": len(measured["rounds"]), "min_rounds": min_rounds,
         "tuning": tuning, "tune_s": tune_s, "configs": {s: list(c) for s, c in configs.items()},
         "in_step": in_step, "in_step_back_to_back": BACK_TO_BACK, "launch_costs": costs,
-        "no_wait": no_wait, "layer_fit": fit,
+        "no_wait": no_wait, "layer_fit": fit, "handoff": hand,
         "capability": list(torch.cuda.get_device_capability(dev)), "pdl_used": pdl_supported(dev),
         "yardstick_fp32": yard, "tolerance": tol, "band": band, "tol_factor": TOL_FACTOR,
         "teacher_forced": checks, "free_running": free,

@@ -188,6 +188,23 @@ def layer_fit(data: dict[str, Any]) -> dict[str, Any] | None:
             "once_bytes": once_bytes, "once_copy_us": once_bytes / copy}
 
 
+def handoff_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per program count of the hand-off chains: µs per hop as a launch and as a barrier (medians over the rounds,
+    spread: half their range), whether the barrier was slower in every round, and whether both chains ended in
+    order. Empty for a result without the diagnostic."""
+    x = data.get("handoff")
+    if not x:
+        return []
+    rows = []
+    for r in x["rows"]:
+        la, ba = r["launch_us"], r["barrier_us"]
+        rows.append({"programs": r["programs"], "per_sm": r["per_sm"], "launch_us": statistics.median(la),
+                     "launch_spread_us": (max(la) - min(la)) / 2, "barrier_us": statistics.median(ba),
+                     "barrier_spread_us": (max(ba) - min(ba)) / 2, "barrier_slower": min(ba) > max(la),
+                     "ordered": r["launch_ordered"] and r["barrier_ordered"]})
+    return rows
+
+
 def short_kernel_name(name: str) -> str:
     """'void at::native::(anonymous namespace)::indexSelectSmallIndex<...>(...)' -> 'indexSelectSmallIndex'."""
     s = name.removeprefix("void ").replace("(anonymous namespace)::", "")
