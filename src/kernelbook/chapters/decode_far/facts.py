@@ -38,7 +38,7 @@ MLP = ("swiglu", "down")
 RETUNED = ("matvec_fusions", "pdl")  # the fused steps whose sites are tuned again inside them (ladder.IN_STEP)
 Goal = Literal["met", "over", "failed", "missing"]  # failed: timed but wrong; missing: not built or not timed
 Shrank = Literal["as_the_floor", "less", "not"]
-Side = Literal["within", "over", "under"]  # a time against its bytes at the copy bandwidth, the scatter kept
+Side = Literal["within", "over", "under"]  # where a time's bytes at the copy bandwidth fall against its interval
 
 
 @dataclass(frozen=True)
@@ -535,10 +535,10 @@ def _fit(d: dict[str, Any], goal_share: float) -> dict[str, Any]:
     if x is None:
         return dict(has_layer_fit=False, fit_label=None, fit_layers=(), fit_per_layer_us=None, fit_once_us=None,
                     fit_off_line_us=None, layer_mib=None, layer_copy_us=None, layer_share=None, layer_over_us=None,
-                    layers_over_us=None,
-                    once_mib=None, once_copy_us=None, fit_confidence=far.FIT_CONFIDENCE, once_low_us=None,
-                    once_high_us=None, once_side="within", once_off_us=None, layers_gap_share=None,
-                    layers_hold_most=False, layer_goal_us=None, layer_goal_cut_us=None, layer_goal_met=False)
+                    layers_over_us=None, once_mib=None, once_copy_us=None, fit_confidence=far.FIT_CONFIDENCE,
+                    once_low_us=None, once_high_us=None, once_side="within", once_off_us=None,
+                    layers_gap_share=None, layers_hold_most=False, layer_goal_us=None, layer_goal_cut_us=None,
+                    layer_goal_met=False)
     per, once = x["per_layer_us"], x["once_us"]
     layers_over = x["layers"] * (per - x["layer_copy_us"])
     once_over = once - x["once_copy_us"]
@@ -550,8 +550,8 @@ def _fit(d: dict[str, Any], goal_share: float) -> dict[str, Any]:
         fit_per_layer_us=per, fit_once_us=once, fit_off_line_us=x["off_line_us"],
         layer_mib=x["layer_bytes"] / 2**20, layer_copy_us=x["layer_copy_us"], layer_share=x["layer_copy_us"] / per,
         layer_over_us=per - x["layer_copy_us"], layers_over_us=layers_over, once_mib=x["once_bytes"] / 2**20,
-        once_copy_us=x["once_copy_us"],
-        fit_confidence=far.FIT_CONFIDENCE, once_low_us=x["once_low_us"], once_high_us=x["once_high_us"],
+        once_copy_us=x["once_copy_us"], fit_confidence=far.FIT_CONFIDENCE, once_low_us=x["once_low_us"],
+        once_high_us=x["once_high_us"],
         once_side="over" if x["once_low_us"] > x["once_copy_us"] else "under" if x["once_high_us"] < x["once_copy_us"]
         else "within", once_off_us=abs(once_over), layers_gap_share=share,
         layers_hold_most=share is not None and share > 0.5, layer_goal_us=goal_us, layer_goal_cut_us=per - goal_us,
