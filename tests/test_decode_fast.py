@@ -87,21 +87,38 @@ def test_fused_step_leaves_out_the_calls_it_is_told_to(setup, monkeypatch):
         real = getattr(fast, name)
         monkeypatch.setattr(fast, name, lambda *a, _f=real, _n=name, **k: (seen.append(_n), _f(*a, **k))[1])
     layers = len(pk.layers)
-    cases = ((False, (), None), (False, ("attention",), "decode_attention"), (False, ("lm_head",), None),
-             (True, (), None), (True, ("attention_o",), "attention_o"), (True, ("down",), None))
-    for fold, skip, gone in cases:
+    cases = ((False, False, (), None), (False, False, ("attention",), "decode_attention"),
+             (False, False, ("lm_head",), None), (True, False, (), None),
+             (True, False, ("attention_o",), "attention_o"), (True, False, ("down",), None),
+             (False, True, (), None), (False, True, ("swiglu_ring",), "swiglu_pair"),
+             (True, True, ("swiglu_ring",), "swiglu_pair"))
+    for fold, ring, skip, gone in cases:
         seen.clear()
-        fast.fused_step(pk, bufs, CONFIGS, pdl=False, skip=skip, fold=fold)()
-        # folded, the output projection is no matvec of its own: only down's and the logits' are left
+        fast.fused_step(pk, bufs, CONFIGS, pdl=False, skip=skip, fold=fold, ring=ring)()
+        # folded, the output projection is no matvec of its own: only down's and the logits' are left; with the
+        # ring on a CPU, SwiGLU is matvec_pair's kernel all the same (Gluon has no interpreter)
         want = {"qkv_rope": layers, "decode_attention": 0 if fold else layers, "attention_o": layers if fold else 0,
                 "swiglu_pair": layers,
                 "matvec": (1 if fold else 2) * layers - layers * ("down" in skip) + ("lm_head" not in skip)}
         if gone:
             want[gone] = 0
-        assert {n: seen.count(n) for n in want} == want, (fold, skip)
-    assert fast.FUSED_CALLS == ("qkv_rope", "attention", "o", "attention_o", "swiglu", "down", "lm_head")
+        assert {n: seen.count(n) for n in want} == want, (fold, ring, skip)
+    assert fast.FUSED_CALLS == ("qkv_rope", "attention", "o", "attention_o", "swiglu", "swiglu_ring", "down",
+                                "lm_head")
     assert fast.fused_calls("pdl") == ("qkv_rope", "attention", "o", "swiglu", "down", "lm_head")
-    assert fast.fused_calls("attention_o") == ("qkv_rope", "attention_o", "swiglu", "down", "lm_head")
+    assert fast.fused_calls("swiglu_ring") == ("qkv_rope", "attention", "o", "swiglu_ring", "down", "lm_head")
+    assert fast.fused_calls("attention_o") == ("qkv_rope", "attention_o", "swiglu_ring", "down", "lm_head")
+
+
+def test_the_ring_runs_only_where_gluon_can(setup, monkeypatch):
+    """The ring step launches swiglu_ring only for bf16 weights on a GPU that runs it; elsewhere (the CPU, fp32)
+    matvec_pair's SwiGLU at the plain SwiGLU site's config."""
+    *_, pk = setup
+    assert not fast.ring_runs(pk)  # fp32 on the CPU (or the interpreter)
+    monkeypatch.setattr(fast, "ring_supported", lambda device: True)
+    assert not fast.ring_runs(pk)  # still fp32
+    bf16 = fast.Packed(**{**pk.__dict__, "embed": pk.embed.to(torch.bfloat16)})
+    assert fast.ring_runs(bf16)
 
 
 @pytest.mark.parametrize("step", ("greedy", "attention_o"))
@@ -127,8 +144,9 @@ def test_pack_stacks_weights_and_points_at_the_cache(setup):
 
 
 def test_steps_are_cumulative_and_labelled():
-    assert set(fast.LABELS) == set(fast.STEPS) and len(fast.STEPS) == 9
-    assert fast.STEPS[-1] == "attention_o" and fast.STEPS[-2] == "greedy" and fast.STEPS[0] == "own"
+    assert set(fast.LABELS) == set(fast.STEPS) and len(fast.STEPS) == 10
+    assert fast.STEPS[-3:] == ("greedy", "swiglu_ring", "attention_o") and fast.STEPS[0] == "own"
+    assert set(fast.RINGED) == set(fast.STEPS[fast.STEPS.index("swiglu_ring"):])  # the steps after keep the ring
     assert fast.STEPS[-len(fast.FUSED):] == fast.FUSED and set(fast.ADVANCES) <= set(fast.FUSED)
 
 
@@ -160,18 +178,21 @@ def test_far_dry_run_on_the_tiny_model():
     assert data["names"] == ["cuda_graph", *fast.STEPS]
     assert all(data["rounds"][0]["variants"][n]["step_ms"] > 0 for n in data["names"])
     assert all(data["rounds"][0]["variants"][n]["loop_ms"] > 0 for n in data["names"])
-    assert set(data["configs"]) == set(fast.SITES)
+    assert set(data["configs"]) == set(fast.SITES) - {"swiglu_ring"}  # fp32: no ring to tune
     for step, t in data["in_step"].items():  # every site tuned again inside the whole step
-        assert step in fast.STEPS and set(t["configs"]) == set(fast.SITES)
+        assert step in fast.STEPS and set(t["configs"]) == set(fast.SITES) - {"swiglu_ring"}
         assert t["positions"][0] == data["prompt_len"] < t["positions"][1]  # the first and last timed positions
+        swiglu = "swiglu_ring" if step in fast.RINGED else "swiglu"
         if step in fast.FOLDED:
-            assert list(t["sites"]) == ["attention_o", "qkv_rope", "swiglu", "down", "lm_head"]
+            assert list(t["sites"]) == ["attention_o", "qkv_rope", swiglu, "down", "lm_head"]
             assert len(t["sites"]["attention_o"]["candidates"]) == 2
         else:
-            assert list(t["sites"]) == ["attention", "qkv_rope", "o", "swiglu", "down", "lm_head"]
+            assert list(t["sites"]) == ["attention", "qkv_rope", "o", swiglu, "down", "lm_head"]
             assert len(t["sites"]["attention"]["candidates"]) == 2 and len(t["sites"]["o"]["candidates"]) == 2
         assert all(c["step_us"] > 0 for s in t["sites"].values() for c in s["candidates"])
-    assert list(data["in_step"]) == ["matvec_fusions", "pdl", "attention_o"]
+    assert list(data["in_step"]) == ["matvec_fusions", "pdl", "swiglu_ring", "attention_o"]
+    chk = data["ring_check"]  # the tiny model is fp32: the ring does not run
+    assert chk is None
     assert list(data["launch_costs"]["calls"]) == list(fast.fused_calls(data["launch_costs"]["step"]))
     assert data["layer_fit"]["layers"] == [0, 1, 2] and all(v > 0 for t in data["layer_fit"]["us"] for v in t)
     assert all(r["launch_ordered"] and r["barrier_ordered"] for r in data["handoff"]["rows"])

@@ -441,3 +441,74 @@ def test_what_one_hand_off_costs(data):
     f = _facts(data)
     assert (f.has_handoff, f.handoff_ordered, f.barrier_always_slower, f.launch_low_us, f.layer_launches) == (
         False, False, False, None, 5)
+
+
+def _with_ring(data, saved_ms=(0.02, 0.018), differ=(0, 0, 0), nonfinite=0):
+    """The fixture with a ring step after greedy: each round `saved_ms` faster than greedy (round by round), tuned
+    at (4, 4, 4), two programs an SM, checked at three seeds with `differ` outputs differing."""
+    d = data["far_data"]
+    d["steps"].append("swiglu_ring")
+    d["names"].append("swiglu_ring")
+    d["labels"]["swiglu_ring"] = "+ SwiGLU weights through shared memory"
+    for r, s in zip(d["rounds"], saved_ms, strict=True):
+        g = r["variants"]["greedy"]
+        r["variants"]["swiglu_ring"] = {**g, "step_ms": g["step_ms"] - s, "step_ms_min": g["step_ms_min"] - s}
+    d["profiles"]["swiglu_ring"] = dict(d["profiles"]["greedy"])
+    d["teacher_forced"]["swiglu_ring"] = dict(d["teacher_forced"]["greedy"])
+    d["tuning"]["swiglu_ring"] = {**d["tuning"]["swiglu"], "best": [4, 4, 4], "us": 14.3}
+    d["in_step"]["swiglu_ring"] = {**d["in_step"]["pdl"],
+                                   "configs": {**d["in_step"]["pdl"]["configs"], "swiglu_ring": [4, 4, 4]}}
+    d["ring_check"] = {"config": [4, 4, 4], "pair_config": [2, 2048, 4], "outputs": 8960, "ring_bytes": 98304,
+                       "sms": 132, "programs": 264,
+                       "rows": [{"seed": i, "layer": (0, 14, 27)[i], "differ": n, "max_abs": 0.004 * bool(n),
+                                 "nonfinite": nonfinite} for i, n in enumerate(differ)]}
+    return data
+
+
+def test_without_a_ring_step_the_ring_facts_are_empty(data):
+    f = _facts(data)
+    assert (f.has_ring, f.ring_ms, f.ring_rounds, f.ring_checked, f.ring_identical, f.ring_alone_us) == (
+        False, None, "missing", False, False, None)
+    data["far_data"]["ring_check"] = None  # a GPU the ring cannot run on
+    assert not _facts(data).ring_checked
+
+
+def test_the_ring_step_reads_against_the_step_before(data):
+    f = _facts(_with_ring(data))
+    d = data["far_data"]
+    greedy = statistics.median(r["variants"]["greedy"]["step_ms"] for r in d["rounds"])
+    ring = statistics.median(r["variants"]["swiglu_ring"]["step_ms"] for r in d["rounds"])
+    assert f.has_ring and f.ring_before_label == "argmax and next inputs in the graph"
+    assert (f.ring_ms, f.ring_before_ms) == (pytest.approx(ring), pytest.approx(greedy))
+    assert f.ring_saved_us == pytest.approx(1e3 * (greedy - ring))
+    assert (f.ring_saved_low_us, f.ring_saved_high_us) == (pytest.approx(18.0), pytest.approx(20.0))
+    assert f.ring_rounds == "faster" and f.ring_floor_share == pytest.approx(d["floor_ms"] / ring)
+    assert (f.ring_block_pairs, f.ring_blocks_in_flight, f.ring_warps, f.ring_per_sm, f.ring_kib) == (4, 4, 4, 2, 96)
+    assert f.ring_alone_us == 14.3 and f.ring_alone_faster == (14.3 < d["tuning"]["swiglu"]["us"])
+    assert (f.ring_checked, f.ring_check_seeds, f.ring_identical, f.ring_finite, f.ring_outputs) == (
+        True, 3, True, True, 8960)
+    assert f.ring_differ_max == 0 and f.ring_abs_max == 0
+
+
+@pytest.mark.parametrize("saved, verdict", [((0.02, 0.001), "faster"), ((-0.01, -0.002), "slower"),
+                                            ((0.01, -0.001), "mixed"), ((0.0, 0.01), "mixed")])
+def test_the_ring_holds_only_when_every_round_agrees(data, saved, verdict):
+    assert _facts(_with_ring(data, saved)).ring_rounds == verdict
+
+
+def test_a_ring_that_differs_or_breaks_says_so(data):
+    clean = copy.deepcopy(data)
+    f = _facts(_with_ring(data, differ=(0, 3, 1)))
+    assert not f.ring_identical and f.ring_differ_max == 3 and f.ring_abs_max == pytest.approx(0.004)
+    assert f.ring_finite
+    f = _facts(_with_ring(clean, differ=(0, 0, 0), nonfinite=2))
+    assert not f.ring_finite and f.ring_identical
+
+
+def test_a_ring_step_that_fell_back_is_no_ring(data):
+    """Where the ring cannot run, the step launches matvec_pair's SwiGLU and no ring is tuned: no ring to report."""
+    d = _with_ring(data)["far_data"]
+    del d["tuning"]["swiglu_ring"]
+    d["ring_check"] = None
+    f = _facts(data)
+    assert not f.has_ring and not f.ring_checked and f.ring_alone_us is None

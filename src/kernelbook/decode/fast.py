@@ -14,6 +14,8 @@ matvec_fusions    RMSNorm, bias, RoPE, the cache write, SwiGLU and the residual 
 pdl               the same kernels launched with programmatic dependent launch
 greedy            the argmax, the next token's id and its position inside the graph too: the generation loop
                   only replays it
+swiglu_ring       SwiGLU's gate/up projection on a persistent grid whose programs stream their weights through
+                  rings of shared memory, the first blocks copied before the wait (kernels/swiglu_ring.py)
 attention_o       attention inside the output projection: each program computes one head's attention and its
                   share of W_o's rows, the last one of a row block adds the heads up, so four launches a layer
 
@@ -39,12 +41,14 @@ from kernelbook.kernels.matvec_pair import qkv_rope, rotate_ref, swiglu_pair
 from kernelbook.kernels.next_token import next_token
 from kernelbook.kernels.next_token import workspace as token_workspace
 from kernelbook.kernels.swiglu import swiglu_triton
+from kernelbook.kernels.swiglu_ring import ring_supported, swiglu_ring
 
 STEPS = ("own", "fused_proj", "filled_attention", "fused_kernels", "matvec", "matvec_fusions", "pdl", "greedy",
-         "attention_o")
-FUSED = ("matvec_fusions", "pdl", "greedy", "attention_o")  # the steps fused_step builds
-ADVANCES = ("greedy", "attention_o")  # the steps that write their own next input (bufs.ids, bufs.pos)
+         "swiglu_ring", "attention_o")
+FUSED = ("matvec_fusions", "pdl", "greedy", "swiglu_ring", "attention_o")  # the steps fused_step builds
+ADVANCES = ("greedy", "swiglu_ring", "attention_o")  # the steps that write their own next input (bufs.ids, bufs.pos)
 FOLDED = ("attention_o",)  # the steps that launch attention inside the output projection
+RINGED = ("swiglu_ring", "attention_o")  # the steps whose SwiGLU streams through shared memory (where it can)
 LABELS = {
     "own": "own PyTorch step",
     "fused_proj": "+ fused QKV, gate/up",
@@ -54,27 +58,30 @@ LABELS = {
     "matvec_fusions": "+ norm, RoPE, SwiGLU, residual in the matvecs",
     "pdl": "+ programmatic dependent launch",
     "greedy": "+ argmax and next inputs in the graph",
+    "swiglu_ring": "+ SwiGLU weights through shared memory",
     "attention_o": "+ attention inside the output projection",
 }
 # the launches a step makes, by site; the tuner picks a config for each: (block, block_k, warps) for a matvec,
-# (slots per block, splits, warps) for attention, (rows per block, slots per block, warps) for attention_o
+# (slots per block, splits, warps) for attention, (rows per block, slots per block, warps) for attention_o,
+# (pairs per block, blocks in flight, warps) for swiglu_ring
 DEFAULTS = {**{s: (8, 512, 4) for s in ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu")},
-            "attention": (32, 16, 4), "attention_o": (64, 32, 8)}
-SITES = ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu", "attention", "attention_o")
-# fused_step's calls, in order: a step makes attention and o, or attention_o in their place (fused_calls)
-FUSED_CALLS = ("qkv_rope", "attention", "o", "attention_o", "swiglu", "down", "lm_head")
+            "attention": (32, 16, 4), "attention_o": (64, 32, 8), "swiglu_ring": (4, 4, 4)}
+SITES = ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu", "swiglu_ring", "attention", "attention_o")
+# fused_step's calls, in order: a step makes attention and o, or attention_o in their place, and swiglu or
+# swiglu_ring (fused_calls)
+FUSED_CALLS = ("qkv_rope", "attention", "o", "attention_o", "swiglu", "swiglu_ring", "down", "lm_head")
 
 
-def calls_made(fold: bool) -> tuple[str, ...]:
+def calls_made(fold: bool, ring: bool = False) -> tuple[str, ...]:
     """The calls of FUSED_CALLS that fused_step makes, in order, with attention inside the output projection
-    (fold) or not."""
-    gone = ("attention", "o") if fold else ("attention_o",)
+    (fold) or not, and SwiGLU's ring (ring) or matvec_pair's kernel."""
+    gone = (("attention", "o") if fold else ("attention_o",)) + (("swiglu",) if ring else ("swiglu_ring",))
     return tuple(c for c in FUSED_CALLS if c not in gone)
 
 
 def fused_calls(step: str) -> tuple[str, ...]:
     """The calls of FUSED_CALLS that the fused step `step` makes, in order."""
-    return calls_made(step in FOLDED)
+    return calls_made(step in FOLDED, step in RINGED)
 
 
 @dataclass
@@ -199,14 +206,21 @@ def torch_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[in
 # --8<-- [end:torch_step]
 
 
+def ring_runs(pk: Packed) -> bool:
+    """Whether swiglu_ring can run the model's SwiGLU here: a Hopper GPU, bf16 weights."""
+    return ring_supported(pk.embed.device) and pk.embed.dtype == torch.bfloat16
+
+
 # --8<-- [start:fused_step]
 def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int]], pdl: bool | str,
-               skip: tuple[str, ...] = (), greedy: bool = False, fold: bool = False) -> Callable[[], torch.Tensor]:
+               skip: tuple[str, ...] = (), greedy: bool = False, fold: bool = False, ring: bool = False
+               ) -> Callable[[], torch.Tensor]:
     """Five calls a layer, every buffer allocated once: QKV+RoPE+cache write, attention (one launch, or two when
     its slots are split), o + residual, gate/up+SwiGLU, down + residual; then the output projection with the final
     norm and, with `greedy`, the argmax written into bufs.ids and bufs.pos advanced. With `fold`, attention and o
-    are one call, attention_o: four a layer. The calls named in `skip` (FUSED_CALLS) are left out, to time what
-    each costs; the logits are then wrong."""
+    are one call, attention_o: four a layer. With `ring`, SwiGLU is swiglu_ring's persistent launch where the GPU
+    runs it (bf16 on Hopper), matvec_pair's kernel at configs["swiglu"] elsewhere. The calls named in `skip`
+    (FUSED_CALLS) are left out, to time what each costs; the logits are then wrong."""
     dev, dt = pk.embed.device, pk.embed.dtype
     hidden, nq = pk.embed.shape[1], pk.q_heads * pk.head_dim
     inter = pk.layers[0].w_gate_up.shape[0] // 2
@@ -230,9 +244,12 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
                                               config=configs["attention_o"], work=fold_work, pdl=pdl),
         "swiglu": lambda lw: swiglu_pair(h, lw.w_gate_up, lw.ln2, out=act, eps=pk.eps, config=configs["swiglu"],
                                          pdl=pdl),
+        "swiglu_ring": (lambda lw: swiglu_ring(h, lw.w_gate_up, lw.ln2, out=act, eps=pk.eps,
+                                               config=configs["swiglu_ring"], pdl=pdl)) if ring_runs(pk) else
+        (lambda lw: swiglu_pair(h, lw.w_gate_up, lw.ln2, out=act, eps=pk.eps, config=configs["swiglu"], pdl=pdl)),
         "down": lambda lw: matvec(act, lw.w_down, residual=h, config=configs["down"], pdl=pdl),
     }
-    layer = [f for c, f in calls.items() if c in calls_made(fold) and c not in skip]
+    layer = [f for c, f in calls.items() if c in calls_made(fold, ring) and c not in skip]
 
     def run() -> torch.Tensor:
         torch.index_select(pk.embed, 0, bufs.ids.view(1), out=h.view(1, -1))
@@ -259,7 +276,7 @@ def make_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int
     assert wait or pdl, f"{step} launches nothing under PDL: no wait to leave out"
     if step in FUSED:
         return fused_step(pk, bufs, configs or DEFAULTS, pdl=pdl if wait else NO_WAIT, skip=skip,
-                          greedy=advance and step in ADVANCES, fold=step in FOLDED)
+                          greedy=advance and step in ADVANCES, fold=step in FOLDED, ring=step in RINGED)
     assert not skip, "only the fused steps leave calls out"
     return torch_step(pk, bufs, step, configs)
 

@@ -38,6 +38,7 @@ MLP = ("swiglu", "down")
 RETUNED = ("matvec_fusions", "pdl")  # the fused steps whose sites are tuned again inside them (ladder.IN_STEP)
 Goal = Literal["met", "over", "failed", "missing"]  # failed: timed but wrong; missing: not built or not timed
 Shrank = Literal["as_the_floor", "less", "not"]
+Ordering = Literal["faster", "slower", "mixed", "missing"]  # one step against another in every round, or not
 Side = Literal["within", "over", "under"]  # where a time's bytes at the copy bandwidth fall against its interval
 
 
@@ -312,6 +313,31 @@ class Facts:
     layer_launches: int  # the dependent launches a layer of the cost step makes
     layer_launches_low_us: float | None  # that many hops at the fewest and the most programs
     layer_launches_high_us: float | None
+    # SwiGLU through shared memory (ladder step swiglu_ring, and its check against the kernel it replaces)
+    has_ring: bool  # the ring step and the step before it were timed, and the ring was tuned (it ran)
+    ring_ms: float | None  # the ring step, synchronised around every step (median over the rounds)
+    ring_before_ms: float | None  # the step before it
+    ring_before_label: str
+    ring_saved_us: float | None  # the step before less the ring step (medians)
+    ring_floor_share: float | None
+    ring_rounds: Ordering  # the ring step against the one before, round by round
+    ring_saved_low_us: float | None  # the least and the most a round saved (the step before less the ring)
+    ring_saved_high_us: float | None
+    ring_block_pairs: int | None  # the tuned config (in the ring step): pairs a block, blocks in flight, warps
+    ring_blocks_in_flight: int | None
+    ring_warps: int | None
+    ring_per_sm: int | None  # programs per SM the shared memory takes
+    ring_kib: float | None  # one program's ring, KiB
+    ring_alone_us: float | None  # tuned alone, µs a layer, against matvec_pair's SwiGLU tuned the same way
+    pair_alone_us: float | None
+    ring_alone_faster: bool
+    ring_checked: bool  # ring_check ran
+    ring_check_seeds: int
+    ring_identical: bool  # every output the same as matvec_pair's, at every seed
+    ring_differ_max: int | None  # the most outputs that differed at one seed, of ring_outputs
+    ring_outputs: int | None
+    ring_abs_max: float | None
+    ring_finite: bool  # no output NaN or infinite (the output is poisoned before the kernel runs)
     retune_pdl_label: str
     retune_pdl_alone_us: float | None
     retune_pdl_us: float | None
@@ -576,6 +602,36 @@ def _handoff(d: dict[str, Any]) -> dict[str, Any]:
         layer_launches_low_us=launches * lo["launch_us"], layer_launches_high_us=launches * hi["launch_us"])
 
 
+def _ring(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    x = by.get("swiglu_ring")
+    p = x and x["prev"] and by.get(x["prev"])
+    cfg = d.get("in_step", {}).get("swiglu_ring", {}).get("configs", {}).get("swiglu_ring")
+    tun = d["tuning"]
+    chk = d.get("ring_check")
+    pairs = [(r["variants"][p["name"]]["step_ms"], r["variants"]["swiglu_ring"]["step_ms"]) for r in d["rounds"]
+             if p and "swiglu_ring" in r["variants"] and p["name"] in r["variants"]]
+    saved = [a - b for a, b in pairs]
+    rounds: Ordering = "missing" if not saved else (
+        "faster" if min(saved) > 0 else "slower" if max(saved) < 0 else "mixed")
+    rows = chk["rows"] if chk else []
+    return dict(
+        has_ring=bool(x and p and "swiglu_ring" in tun), ring_ms=x and x["step_ms"], ring_before_ms=p and p["step_ms"],
+        ring_before_label=_strip(d["labels"][p["name"]]) if p else "",
+        ring_saved_us=1e3 * (p["step_ms"] - x["step_ms"]) if x and p else None,
+        ring_floor_share=x and x["floor_share"], ring_rounds=rounds,
+        ring_saved_low_us=1e3 * min(saved) if saved else None, ring_saved_high_us=1e3 * max(saved) if saved else None,
+        ring_block_pairs=cfg and cfg[0], ring_blocks_in_flight=cfg and cfg[1], ring_warps=cfg and cfg[2],
+        ring_per_sm=chk and chk["programs"] // chk["sms"], ring_kib=chk and chk["ring_bytes"] / 1024,
+        ring_alone_us=tun["swiglu_ring"]["us"] if "swiglu_ring" in tun else None, pair_alone_us=tun["swiglu"]["us"],
+        ring_alone_faster="swiglu_ring" in tun and tun["swiglu_ring"]["us"] < tun["swiglu"]["us"],
+        ring_checked=bool(rows), ring_check_seeds=len(rows),
+        ring_identical=bool(rows) and all(r["differ"] == 0 for r in rows),
+        ring_differ_max=max(r["differ"] for r in rows) if rows else None, ring_outputs=chk and chk["outputs"],
+        ring_abs_max=max((r["max_abs"] for r in rows), default=None) if all(r["max_abs"] is not None for r in rows)
+        else None,
+        ring_finite=bool(rows) and all(r["nonfinite"] == 0 for r in rows))
+
+
 def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[str, Any], launch: dict[str, Any],
               gpu: str) -> Facts:
     """far_data: decode_far.ladder; six: decode.six_ways on the same machine; laptop_six: the article's
@@ -638,7 +694,7 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
                   for n in (d["baseline"], *d["steps"])},
         **_checks(d, s, six), **_savings(rows, launch), **_matvec(d, by), **_plain(d, g["over_ms"]), **_pdl(d, by),
         **_alone(d, by), **_tables(d), **_waits(d, by), **_fit(d, g["floor_share_needed"]),
-        **_handoff(d))
+        **_handoff(d), **_ring(d, by))
 
 
 def facts(machine: str | None = None) -> Facts:

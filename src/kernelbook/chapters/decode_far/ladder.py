@@ -8,7 +8,8 @@ StaticCache with the decode chapter's tolerance (three times bf16's own distance
 timed; (4) interleaved rounds time each step as the decode chapter does; (5) the step whose calls are taken apart
 is timed again with no kernel waiting for the one before (wrong values, the same launches), to say what the waits
 cost, and built over fewer layers, to say what a layer costs and what the step costs once; (6) a chain of empty
-hops says what one hand-off costs on this GPU, as a launch and as a barrier inside one launch.
+hops says what one hand-off costs on this GPU, as a launch and as a barrier inside one launch; (7) where SwiGLU's ring
+runs (kernels/swiglu_ring.py), it is checked against the kernel it replaces on fresh random inputs.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from kernelbook.kernels import handoff as ho
 from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import matvec, pdl_supported
 from kernelbook.kernels.matvec_pair import qkv_rope, swiglu_pair
+from kernelbook.kernels.swiglu_ring import RING_SMEM, programs, swiglu_ring
 
 BASELINE = "cuda_graph"  # the decode chapter's hand-captured graph of Hugging Face's step
 # (block rows or pairs, block_k, warps) tried per site: K = 1536 for all but down (K = 8960)
@@ -49,6 +51,8 @@ SPLIT = ((8, 64, 2), (16, 32, 2), (16, 32, 4), (32, 16, 4), (64, 8, 4), (64, 1, 
 # attention_o: (rows per block, slots per block, warps); fewer rows per block, more programs, each of which
 # computes its head's attention again
 FOLD = tuple((n, s, w) for n in (32, 64, 128) for s in (16, 32, 64) for w in (4, 8))
+# swiglu_ring: (pairs per block, blocks in flight, warps), every ring that fits RING_SMEM at K = 1536
+RING = tuple((b, n, w) for b in (2, 4, 8) for n in (2, 4, 8) for w in (4, 8) if n * 2 * b * 1536 * 2 <= RING_SMEM)
 TUNE_POS = 63  # the attention site is timed at 64 filled slots (or every slot of a smaller cache)
 TUNE_REP_MS = 40
 LOOP_STEPS = 40
@@ -91,11 +95,12 @@ def site_launches(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> tupl
         "qkv_rope": lambda lw: qkv_rope(x, lw.w_qkv, lw.b_qkv, lw.ln1, pk.cos, pk.sin, pos, kc, vc, pk.q_heads,
                                         eps=eps, config=cfg),
         "swiglu": lambda lw: swiglu_pair(x, lw.w_gate_up, lw.ln2, eps=eps, config=cfg),
+        "swiglu_ring": lambda lw: swiglu_ring(x, lw.w_gate_up, lw.ln2, eps=eps, config=cfg),
     }
     if site == "lm_head":
         return [lambda: matvec(x, pk.lm_head, norm_weight=pk.norm, eps=eps, config=cfg)] * 4, pk.lm_head.nbytes
     w = {"qkv": "w_qkv", "qkv_rope": "w_qkv", "o": "w_o", "gate_up": "w_gate_up", "swiglu": "w_gate_up",
-         "down": "w_down"}[site]
+         "swiglu_ring": "w_gate_up", "down": "w_down"}[site]
     return [(lambda lw=lw: calls[site](lw)) for lw in pk.layers], getattr(pk.layers[0], w).nbytes
 
 
@@ -115,13 +120,16 @@ def time_site(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> dict[str
     return {"config": list(cfg), "us": us, "gbps": nbytes / (us * 1e-6) / 1e9, "bytes": nbytes}
 
 
-def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple = SPLIT, fold: tuple = FOLD
-         ) -> dict[str, Any]:
-    """Every candidate config of every site; the fastest is the site's config."""
+def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple = SPLIT, fold: tuple = FOLD,
+         ring: tuple = RING) -> dict[str, Any]:
+    """Every candidate config of every site; the fastest is the site's config. swiglu_ring is tuned only where
+    it runs (fast.ring_runs): elsewhere its steps launch matvec_pair's SwiGLU."""
     out: dict[str, Any] = {}
-    for site in fast.SITES:
-        own = {"down": deep, "attention": split, "attention_o": fold}.get(site, wide)
-        cands = [c for c in own if site != "qkv_rope" or (pk.head_dim // 2) % c[0] == 0]  # pairs stay in one head
+    inter = pk.layers[0].w_gate_up.shape[0] // 2
+    for site in (s for s in fast.SITES if s != "swiglu_ring" or fast.ring_runs(pk)):
+        own = {"down": deep, "attention": split, "attention_o": fold, "swiglu_ring": ring}.get(site, wide)
+        cands = [c for c in own if (site != "qkv_rope" or (pk.head_dim // 2) % c[0] == 0)  # pairs stay in a head
+                 and (site != "swiglu_ring" or inter % c[0] == 0)]
         t0 = time.perf_counter()
         rows = [time_site(pk, site, c) for c in cands]
         best = min(rows, key=lambda r: r["us"])
@@ -130,11 +138,11 @@ def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple =
     return out
 
 
-IN_STEP = ("matvec_fusions", "pdl", "attention_o")  # the steps whose configs are chosen again inside the whole step
+IN_STEP = ("matvec_fusions", "pdl", "swiglu_ring", "attention_o")  # the steps whose configs are chosen again inside
 CONFIGS_OF = {"greedy": "pdl"}  # a step that takes another's configs: it only adds a launch after the last one
 COSTS_STEP = "pdl"  # the step whose calls launch_costs times
 # what they launch, in the order retuned (each step retunes the sites it launches: fast.fused_calls)
-STEP_SITES = ("attention", "attention_o", "qkv_rope", "o", "swiglu", "down", "lm_head")
+STEP_SITES = ("attention", "attention_o", "qkv_rope", "o", "swiglu", "swiglu_ring", "down", "lm_head")
 TOP = 4  # a matvec site's configs tried again inside the step: its fastest alone
 BACK_TO_BACK = 10  # replays per timing in step_us, as a generation loop runs them
 
@@ -147,12 +155,26 @@ def tune_positions(pk: fast.Packed, prompt_len: int) -> tuple[int, int]:
     return min(prompt_len, last), min(prompt_len + WARM_STEPS + TIMED_STEPS, last)
 
 
+def replay_us(graph: torch.cuda.CUDAGraph) -> float:
+    """µs per replay of `graph`: the median of three timings of BACK_TO_BACK replays in a row, with nothing between
+    them, as the back-to-back loop runs the steps (no L2 flush or host wait between replays, unlike do_bench)."""
+    times = []
+    for _ in range(3):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(BACK_TO_BACK):
+            graph.replay()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) * 1e3 / BACK_TO_BACK)
+    return sorted(times)[1]
+
+
 def step_us(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]],
             positions: tuple[int, ...], skip: tuple[str, ...] = (), wait: bool = True) -> float:
     """µs per replay of `step` built with `configs` (and without the calls in `skip`), captured in one CUDA graph,
-    averaged over `positions`: at each, the median of three timings of BACK_TO_BACK replays in a row, with nothing
-    between them, as the back-to-back loop runs the steps (no L2 flush or host wait between replays, unlike
-    do_bench). A step that advances its own position (fast.ADVANCES) is built without that last kernel."""
+    averaged over `positions`: at each, replay_us after three replays to warm up. A step that advances its own
+    position (fast.ADVANCES) is built without that last kernel."""
     fn = fast.make_step(pk, bufs, step, configs, skip, advance=False, wait=wait)
     graph, _ = V.capture(fn)
     per_pos = []
@@ -160,16 +182,7 @@ def step_us(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[
         bufs.pos.fill_(pos)
         for _ in range(3):
             graph.replay()
-        times = []
-        for _ in range(3):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            for _ in range(BACK_TO_BACK):
-                graph.replay()
-            b.record()
-            b.synchronize()
-            times.append(a.elapsed_time(b) * 1e3 / BACK_TO_BACK)
-        per_pos.append(sorted(times)[1])
+        per_pos.append(replay_us(graph))
     del graph, fn  # the graph first: it writes into the step's buffers
     return sum(per_pos) / len(per_pos)
 
@@ -184,7 +197,7 @@ def tune_in_step(pk: fast.Packed, bufs: Buffers, step: str, tuning: dict[str, An
     fastest in the chain."""
     chosen = {s: tuple(t["best"]) for s, t in tuning.items()}
     sites = {}
-    for site in (s for s in STEP_SITES if s in fast.fused_calls(step)):
+    for site in (s for s in STEP_SITES if s in fast.fused_calls(step) and s in tuning):  # tuned where it runs
         alone = sorted(tuning[site]["candidates"], key=lambda c: c["us"])
         own = {"attention": split, "attention_o": fold}
         cands = own[site] if site in own else [tuple(c["config"]) for c in alone[:top]]
@@ -217,7 +230,8 @@ def launch_costs(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, t
     whole = statistics.median(times["whole"])
     lw, layers = pk.layers[0], len(pk.layers)
     reads = {"qkv_rope": lw.w_qkv.nbytes, "attention": 0, "o": lw.w_o.nbytes, "attention_o": lw.w_o.nbytes,
-             "swiglu": lw.w_gate_up.nbytes, "down": lw.w_down.nbytes, "lm_head": pk.lm_head.nbytes}  # weight bytes
+             "swiglu": lw.w_gate_up.nbytes, "swiglu_ring": lw.w_gate_up.nbytes, "down": lw.w_down.nbytes,
+             "lm_head": pk.lm_head.nbytes}  # weight bytes
     calls = {}
     for c in made:
         per = 1 if c == "lm_head" else layers
@@ -275,8 +289,8 @@ PER_SM = (1, 2, 4)  # programs a hop, per SM: every program of the persistent la
 def handoff(hops: int = HOPS, rounds: int = COST_ROUNDS) -> dict[str, Any]:
     """One hand-off's cost with no work around it (kernels/handoff.py): `hops` hops as dependent launches in one
     CUDA graph (PDL where supported), and as one persistent launch with a grid-wide barrier between hops, at
-    PER_SM programs per SM. Each chain's graph also zeroes its buffers; per round, the median of three timings of
-    BACK_TO_BACK replays, divided by the hops; then whether every chain ended in order (handoff_ref)."""
+    PER_SM programs per SM. Each chain's graph also zeroes its buffers; per round, replay_us divided by the hops;
+    then whether every chain ended in order (handoff_ref)."""
     dev = torch.device("cuda")
     sms = torch.cuda.get_device_properties(dev).multi_processor_count
     rows = []
@@ -295,22 +309,46 @@ def handoff(hops: int = HOPS, rounds: int = COST_ROUNDS) -> dict[str, Any]:
             for k in (("launch", "barrier") if r % 2 == 0 else ("barrier", "launch")):
                 graph, out = graphs[k]
                 graph.replay()
-                per = []
-                for _ in range(3):
-                    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    a.record()
-                    for _ in range(BACK_TO_BACK):
-                        graph.replay()
-                    b.record()
-                    b.synchronize()
-                    per.append(a.elapsed_time(b) * 1e3 / BACK_TO_BACK / hops)
-                times[k].append(sorted(per)[1])
+                times[k].append(replay_us(graph) / hops)
                 ordered[k] = ordered.get(k, True) and torch.equal(out, ho.handoff_ref(g, hops, dev))
         rows.append({"programs": g, "per_sm": per_sm, "launch_us": times["launch"], "barrier_us": times["barrier"],
                      "launch_ordered": ordered["launch"], "barrier_ordered": ordered["barrier"]})
         del graphs
     return {"hops": hops, "sms": sms, "pdl": pdl_supported(dev), "rows": rows, "rounds": rounds}
 # --8<-- [end:handoff]
+
+
+# --8<-- [start:ring_check]
+RING_SEEDS = (0, 1, 2)
+
+
+def ring_check(pk: fast.Packed, ring_config: tuple[int, int, int], pair_config: tuple[int, int, int]
+               ) -> dict[str, Any]:
+    """swiglu_ring against matvec_pair's SwiGLU, the kernel it replaces, on fresh random inputs: per seed a new x
+    and norm weight, with the first, middle or last layer's weights; the ring's output is poisoned (NaN) before it
+    runs. How many of the I outputs differ, by how much at most, and how many are not finite."""
+    dev, dt = pk.embed.device, pk.embed.dtype
+    hidden, layers = pk.embed.shape[1], len(pk.layers)
+    rows = []
+    for seed in RING_SEEDS:
+        g = torch.Generator(device=dev).manual_seed(seed)
+        x = torch.randn(hidden, device=dev, generator=g).to(dt)
+        nw = (1 + 0.1 * torch.randn(hidden, device=dev, generator=g)).to(dt)
+        layer = (0, layers // 2, layers - 1)[seed % 3]
+        w = pk.layers[layer].w_gate_up
+        ref = swiglu_pair(x, w, nw, eps=pk.eps, config=pair_config)
+        out = torch.full_like(ref, float("nan"))
+        swiglu_ring(x, w, nw, out=out, eps=pk.eps, config=ring_config)
+        torch.cuda.synchronize()
+        rows.append({"seed": seed, "layer": layer, "differ": int((out != ref).sum()),
+                     "max_abs": float((out.float() - ref.float()).abs().nan_to_num(float("inf")).max()),
+                     "nonfinite": int((~torch.isfinite(out)).sum())})
+    sms = torch.cuda.get_device_properties(dev).multi_processor_count
+    block_p, nbuf, _ = ring_config
+    return {"config": list(ring_config), "pair_config": list(pair_config), "outputs": int(ref.numel()), "rows": rows,
+            "ring_bytes": nbuf * 2 * block_p * hidden * pk.embed.element_size(), "sms": sms,
+            "programs": min(int(ref.numel()) // block_p, programs(hidden, ring_config, sms))}
+# --8<-- [end:ring_check]
 
 
 def next_token_check(dec: Decoder, prompt: torch.Tensor, steps: int = CHECK_STEPS) -> dict[str, Any]:
@@ -390,6 +428,8 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
     no_wait = wait_cost(pk, bufs, COSTS_STEP, step_cfg[COSTS_STEP], positions)
     fit = layer_fit(pk, bufs, COSTS_STEP, step_cfg[COSTS_STEP], positions)
     hand = handoff()
+    ring, before = step_cfg["swiglu_ring"], step_cfg["greedy"]  # the ring against the kernel it replaces
+    exact = ring_check(pk, ring["swiglu_ring"], before["swiglu"]) if "swiglu_ring" in ring else None
 
     variants: dict[str, V.Variant] = {"eager_static": V.eager_static(model, cache, bufs)}
     errors: dict[str, str] = {}
@@ -433,7 +473,7 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
         "rounds_n": len(measured["rounds"]), "min_rounds": min_rounds,
         "tuning": tuning, "tune_s": tune_s, "configs": {s: list(c) for s, c in configs.items()},
         "in_step": in_step, "in_step_back_to_back": BACK_TO_BACK, "launch_costs": costs,
-        "no_wait": no_wait, "layer_fit": fit, "handoff": hand,
+        "no_wait": no_wait, "layer_fit": fit, "handoff": hand, "ring_check": exact,
         "capability": list(torch.cuda.get_device_capability(dev)), "pdl_used": pdl_supported(dev),
         "yardstick_fp32": yard, "tolerance": tol, "band": band, "tol_factor": TOL_FACTOR,
         "teacher_forced": checks, "free_running": free,
