@@ -1,17 +1,19 @@
 """SwiGLU's gate/up projection with its weights streamed through shared memory: a persistent grid in Gluon, each
 program a ring of whole blocks of weights kept in flight.
 
-matvec_pair's SwiGLU loads its weights into registers before it waits for the kernel ahead (programmatic
-dependent launch), so what a program can hold in flight is bounded by its registers, and only the programs that are
-resident by then get to start. Here each SM runs one or two programs for the whole launch. A program owns blocks
-pid, pid + G, ... of BLOCK_P pairs (gate rows and up rows of the stacked weight [W_gate; W_up], all K columns) and
-keeps NBUF of them in shared memory at once, with cp.async: it issues the first NBUF before the wait, and the block
-NBUF on as soon as it has used one. So up to 192 KiB a program of the layer's weights are on their way while the
-kernels ahead (attention and the output projection) still run, and the stream never drains between blocks.
+matvec_pair's SwiGLU loads its weights into registers before it waits for the kernel ahead (programmatic dependent
+launch), so what a program can hold in flight is bounded by its registers, and only the programs that are resident
+by then get to start. Here each SM runs the few programs whose rings fit RING_SMEM, for the whole launch. A program
+owns blocks pid, pid + G, ... of BLOCK_P pairs (gate rows and up rows of the stacked weight [W_gate; W_up], all K
+columns) and keeps NBUF of them in shared memory at once, with cp.async: it issues the first NBUF before the wait,
+and the block NBUF on as soon as it has used one. So up to RING_SMEM of the layer's weights an SM can be on their
+way before the kernels ahead (attention and the output projection) have finished, and the stream never drains
+between blocks.
 
-The arithmetic is matvec_pair's, with eager's roundings: x normalised and rounded to bf16 and times the norm
-weight, rounded; each projection summed in fp32 and rounded; silu(gate) rounded, times up, rounded. Each thread reads
-back from shared memory the elements it copied itself, so the ring needs no barrier of its own.
+x is normalised once a program and held in registers, K // KC chunks of it. The arithmetic is matvec_pair's, with
+eager's roundings: x normalised and rounded to bf16 and times the norm weight, rounded; each projection summed in
+fp32 and rounded; silu(gate) rounded, times up, rounded. Each thread reads back from shared memory the elements it
+copied itself, so the ring needs no barrier of its own.
 
 Gluon (Triton's lower-level language, with explicit layouts and shared memory) has no CPU interpreter: off a
 Hopper GPU the decode step launches matvec_pair's kernel instead (ring_supported), and the tests check this one's
@@ -93,15 +95,17 @@ def _swiglu_ring_kernel(x_ptr, w_ptr, g_ptr, out_ptr, eps, n_blocks, K: gl.const
         v = gl.load(x_ptr + ch * KC + cols).to(gl.float32)
         ss += v * v
     rstd = gl.rsqrt(gl.sum(ss, axis=0) / K + eps)
+    xs = ()
+    for ch in gl.static_range(NCH):  # x normalised once, NCH chunks held in registers
+        xs = xs + (_x_chunk(x_ptr, g_ptr, ch * KC + cols, rstd)[None, :],)
     for j in range(my_blocks):
         cp.wait_group(NBUF - 1)  # block j has landed (the NBUF - 1 groups after it may still be in flight)
         s = (j % NBUF) * NCH
         acc_g = gl.zeros([BLOCK_P, KC], gl.float32, L)
         acc_u = gl.zeros([BLOCK_P, KC], gl.float32, L)
         for ch in gl.static_range(NCH):
-            xc = _x_chunk(x_ptr, g_ptr, ch * KC + cols, rstd)[None, :]  # x is 2 B a column, from L1
-            acc_g += gs.index(s + ch).load(L).to(gl.float32) * xc
-            acc_u += us.index(s + ch).load(L).to(gl.float32) * xc
+            acc_g += gs.index(s + ch).load(L).to(gl.float32) * xs[ch]
+            acc_u += us.index(s + ch).load(L).to(gl.float32) * xs[ch]
         _issue(gs, us, w_ptr, j + NBUF, my_blocks, pid, G, rows, cols, K, INTER, BLOCK_P, KC, NCH, NBUF, L)
         y1 = gl.sum(acc_g, axis=1).to(gl.bfloat16).to(gl.float32)  # (BLOCK_P,) each projection rounded
         y2 = gl.sum(acc_u, axis=1).to(gl.bfloat16).to(gl.float32)

@@ -190,16 +190,17 @@ def step_us(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[
 def tune_in_step(pk: fast.Packed, bufs: Buffers, step: str, tuning: dict[str, Any], positions: tuple[int, ...],
                  split: tuple = SPLIT, top: int = TOP, fold: tuple = FOLD) -> dict[str, Any]:
     """The fused step's configs chosen by the whole step's time, one site at a time, attention first: each of the
-    site's candidates (attention: every config in `split`, attention_o every config in `fold`; a matvec site: its
-    `top` fastest alone) is captured in the step with every other site at its current choice and the step is
-    replayed back to back at `positions`; the fastest stays. Alone, a launch is timed after a finished one; in the
-    step (with PDL above all) its neighbours start while it runs, so the fastest launch alone need not be the
-    fastest in the chain."""
+    site's candidates (attention: every config in `split`, attention_o every config in `fold`, swiglu_ring every
+    config it was tuned at alone; a matvec site: its `top` fastest alone) is captured in the step with every other
+    site at its current choice and the step is replayed back to back at `positions`; the fastest stays. Alone, a
+    launch is timed after a finished one; in the step (with PDL above all) its neighbours start while it runs, so
+    the fastest launch alone need not be the fastest in the chain. The ring is what it does while the kernels ahead
+    run: alone, a deep ring only costs the time to fill it, so all of its configs are tried in the step."""
     chosen = {s: tuple(t["best"]) for s, t in tuning.items()}
     sites = {}
     for site in (s for s in STEP_SITES if s in fast.fused_calls(step) and s in tuning):  # tuned where it runs
         alone = sorted(tuning[site]["candidates"], key=lambda c: c["us"])
-        own = {"attention": split, "attention_o": fold}
+        own = {"attention": split, "attention_o": fold, "swiglu_ring": [tuple(c["config"]) for c in alone]}
         cands = own[site] if site in own else [tuple(c["config"]) for c in alone[:top]]
         rows = [{"config": list(c), "step_us": step_us(pk, bufs, step, {**chosen, site: c}, positions)}
                 for c in cands]
