@@ -483,6 +483,7 @@ def test_the_ring_step_reads_against_the_step_before(data):
     assert f.ring_saved_us == pytest.approx(1e3 * (greedy - ring))
     assert (f.ring_saved_low_us, f.ring_saved_high_us) == (pytest.approx(18.0), pytest.approx(20.0))
     assert f.ring_rounds == "faster" and f.ring_floor_share == pytest.approx(d["floor_ms"] / ring)
+    assert f.ring_before_floor_share == pytest.approx(d["floor_ms"] / greedy)
     assert (f.ring_block_pairs, f.ring_blocks_in_flight, f.ring_warps, f.ring_per_sm, f.ring_kib) == (4, 4, 4, 2, 96)
     assert f.ring_alone_us == 14.3 and f.ring_alone_faster == (14.3 < d["tuning"]["swiglu"]["us"])
     assert (f.ring_checked, f.ring_check_seeds, f.ring_identical, f.ring_finite, f.ring_outputs) == (

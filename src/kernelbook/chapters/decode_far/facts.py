@@ -320,6 +320,7 @@ class Facts:
     ring_before_label: str
     ring_saved_us: float | None  # the step before less the ring step (medians)
     ring_floor_share: float | None
+    ring_before_floor_share: float | None
     ring_rounds: Ordering  # the ring step against the one before, round by round
     ring_saved_low_us: float | None  # the least and the most a round saved (the step before less the ring)
     ring_saved_high_us: float | None
@@ -618,7 +619,7 @@ def _ring(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
         has_ring=bool(x and p and "swiglu_ring" in tun), ring_ms=x and x["step_ms"], ring_before_ms=p and p["step_ms"],
         ring_before_label=_strip(d["labels"][p["name"]]) if p else "",
         ring_saved_us=1e3 * (p["step_ms"] - x["step_ms"]) if x and p else None,
-        ring_floor_share=x and x["floor_share"], ring_rounds=rounds,
+        ring_floor_share=x and x["floor_share"], ring_before_floor_share=p and p["floor_share"], ring_rounds=rounds,
         ring_saved_low_us=1e3 * min(saved) if saved else None, ring_saved_high_us=1e3 * max(saved) if saved else None,
         ring_block_pairs=cfg and cfg[0], ring_blocks_in_flight=cfg and cfg[1], ring_warps=cfg and cfg[2],
         ring_per_sm=chk and chk["programs"] // chk["sms"], ring_kib=chk and chk["ring_bytes"] / 1024,
