@@ -36,6 +36,12 @@ def test_the_grid_is_what_shared_memory_holds():
         sr.programs(1536, (8, 8, 4), 132)  # 384 KiB
 
 
+def test_a_ring_fits_by_its_bytes_at_the_model_width():
+    assert sr.ring_bytes((4, 4, 4), 1536) == 96 * 1024 and sr.fits((4, 8, 4), 1536)
+    assert not sr.fits((8, 8, 4), 1536) and not sr.fits((4, 8, 4), 3584)  # 384 KiB; 448 KiB at Qwen2.5-7B's width
+    assert sr.fits((2, 4, 4), 3584)
+
+
 @pytest.mark.parametrize("k, c", [(1536, 512), (896, 128), (3584, 512), (5120, 512), (192, 64), (2048, 512)])
 def test_the_chunk_is_the_widest_power_of_two_that_divides_k(k, c):
     assert sr.chunk(k) == c and k % c == 0

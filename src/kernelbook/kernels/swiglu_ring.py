@@ -32,8 +32,8 @@ from triton.experimental.gluon.language.nvidia.ampere import async_copy as cp
 from kernelbook.kernels.matvec import launch_options
 from kernelbook.kernels.matvec_pair import swiglu_pair_ref
 
-__all__ = ["DEFAULT", "RING_SMEM", "chunk", "programs", "ring_blocks", "ring_supported", "swiglu_pair_ref",
-           "swiglu_ring"]
+__all__ = ["DEFAULT", "RING_SMEM", "chunk", "fits", "programs", "ring_blocks", "ring_bytes", "ring_supported",
+           "swiglu_pair_ref", "swiglu_ring"]
 
 _load_async = getattr(cp, "async_load", None) or cp.async_copy_global_to_shared  # renamed after Triton 3.6
 
@@ -129,10 +129,20 @@ def chunk(k: int) -> int:
     return c
 
 
+def ring_bytes(config: tuple[int, int, int], k: int) -> int:
+    """One program's ring: NBUF blocks of BLOCK_P gate rows and as many up rows, K weights of 2 B each."""
+    block_p, nbuf, _ = config
+    return nbuf * 2 * block_p * k * 2
+
+
+def fits(config: tuple[int, int, int], k: int) -> bool:
+    """Whether one ring of `config` at width K fits RING_SMEM."""
+    return ring_bytes(config, k) <= RING_SMEM
+
+
 def programs(k: int, config: tuple[int, int, int], sms: int) -> int:
     """The grid: as many programs per SM as RING_SMEM holds rings of `config` (at most MAX_PER_SM)."""
-    block_p, nbuf, _ = config
-    ring = nbuf * 2 * block_p * k * 2  # bytes: NBUF blocks of gate and up rows, 2 B a weight
+    ring = ring_bytes(config, k)
     assert ring <= RING_SMEM, f"{config}: a ring of {ring} B is more than {RING_SMEM} B of shared memory"
     return sms * min(MAX_PER_SM, RING_SMEM // ring)
 
