@@ -40,7 +40,7 @@ from kernelbook.kernels import handoff as ho
 from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import matvec, pdl_supported
 from kernelbook.kernels.matvec_pair import qkv_rope, swiglu_pair
-from kernelbook.kernels.swiglu_ring import fits, programs, ring_bytes, swiglu_ring
+from kernelbook.kernels.swiglu_ring import fits, layout_fits, programs, ring_bytes, swiglu_ring
 
 BASELINE = "cuda_graph"  # the decode chapter's hand-captured graph of Hugging Face's step
 # (block rows or pairs, block_k, warps) tried per site: K = 1536 for all but down (K = 8960)
@@ -129,7 +129,7 @@ def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple =
     for site in (s for s in fast.SITES if s != "swiglu_ring" or fast.ring_runs(pk)):
         own = {"down": deep, "attention": split, "attention_o": fold, "swiglu_ring": ring}.get(site, wide)
         cands = [c for c in own if (site != "qkv_rope" or (pk.head_dim // 2) % c[0] == 0)  # pairs stay in a head
-                 and (site != "swiglu_ring" or (inter % c[0] == 0 and fits(c, hidden)))]
+                 and (site != "swiglu_ring" or (inter % c[0] == 0 and fits(c, hidden) and layout_fits(c, hidden)))]
         t0 = time.perf_counter()
         rows = [time_site(pk, site, c) for c in cands]
         best = min(rows, key=lambda r: r["us"])
