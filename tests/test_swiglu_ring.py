@@ -36,6 +36,12 @@ def test_the_grid_is_what_shared_memory_holds():
         sr.programs(1536, (8, 8, 4), 132)  # 384 KiB
 
 
+def test_a_ring_fits_by_its_bytes_at_the_model_width():
+    assert sr.ring_bytes((4, 4, 4), 1536) == 96 * 1024 and sr.fits((4, 8, 4), 1536)
+    assert not sr.fits((8, 8, 4), 1536) and not sr.fits((4, 8, 4), 3584)  # 384 KiB; 448 KiB at Qwen2.5-7B's width
+    assert sr.fits((2, 4, 4), 3584)
+
+
 @pytest.mark.parametrize("k, c", [(1536, 512), (896, 128), (3584, 512), (5120, 512), (192, 64), (2048, 512)])
 def test_the_chunk_is_the_widest_power_of_two_that_divides_k(k, c):
     assert sr.chunk(k) == c and k % c == 0
@@ -46,12 +52,21 @@ def test_a_width_no_chunk_divides_is_refused():
         sr.chunk(100)
 
 
+def test_a_config_whose_copies_would_be_under_4_bytes_has_no_layout():
+    assert sr.layout_fits((2, 8, 4), 1536) and sr.layout_fits((1, 4, 4), 1536)  # 512 columns: 8 and 4 bf16 a thread
+    assert not sr.layout_fits((2, 8, 4), 192)  # 64 columns over two warps along K: one bf16 a thread
+    assert sr.layout_fits((4, 8, 4), 192)  # four warps over four rows: two bf16 a thread
+    with pytest.raises(AssertionError, match="under 4 B"):
+        sr.layout(2, 64, 4)
+
+
 def test_the_layout_spans_the_chunk_without_repeats():
-    for bp, kc, warps in ((4, 512, 4), (2, 512, 4), (8, 512, 8), (1, 128, 4), (2, 64, 4)):
+    for bp, kc, warps in ((4, 512, 4), (2, 512, 4), (8, 512, 8), (1, 256, 4), (4, 64, 4)):
         lay = sr.layout(bp, kc, warps)
         wr, wc = lay.warps_per_cta
         assert wr * wc == warps and bp % wr == 0
         assert 32 * wc * lay.size_per_thread[1] <= kc  # threads along K never wrap onto the same columns twice
+        assert lay.size_per_thread[1] >= 2  # cp.async copies 4 B or more
 
 
 def test_no_ring_off_a_gpu():
@@ -119,8 +134,8 @@ def test_without_pdl_it_never_waits(compiled):
 @pytest.mark.parametrize("config", [(4, 4, 4), (4, 8, 4), (2, 8, 4)])
 @pytest.mark.parametrize("k, inter", [(1536, 8960), (896, 4864), (192, 100)])
 def test_it_matches_matvec_pair_on_the_gpu(config, k, inter):
-    if inter % config[0] or sr.layout(config[0], sr.chunk(k), config[2]).size_per_thread[1] < 2:
-        pytest.skip("the block must divide the intermediate size, and a copy be 4 B or more (cp.async)")
+    if inter % config[0] or not sr.layout_fits(config, k):
+        pytest.skip("the block must divide the intermediate size, and a copy be 4 B or more")
     g = torch.Generator(device="cuda").manual_seed(0)
     x = torch.randn(k, device="cuda", generator=g).bfloat16()
     w = (0.02 * torch.randn(2 * inter, k, device="cuda", generator=g)).bfloat16()

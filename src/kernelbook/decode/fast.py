@@ -233,6 +233,9 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
     # attention's partials, every layer; or attention_o's partial sums and counters, left reset by every launch
     work = None if fold else workspace(pk.q_heads, pk.head_dim, configs["attention"][1], dev)
     fold_work = attention_o_workspace(pk.q_heads, hidden, configs["attention_o"][0], dev) if fold else None
+    def pair(lw: Layer) -> torch.Tensor:  # SwiGLU as matvec_pair's kernel: the swiglu call, and the ring's elsewhere
+        return swiglu_pair(h, lw.w_gate_up, lw.ln2, out=act, eps=pk.eps, config=configs["swiglu"], pdl=pdl)
+
     calls = {  # one layer's launches, in order
         "qkv_rope": lambda lw: qkv_rope(h, lw.w_qkv, lw.b_qkv, lw.ln1, pk.cos, pk.sin, bufs.pos, lw.k_cache,
                                         lw.v_cache, pk.q_heads, out=q, eps=pk.eps, config=configs["qkv_rope"],
@@ -242,11 +245,9 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
         "o": lambda lw: matvec(att, lw.w_o, residual=h, config=configs["o"], pdl=pdl),
         "attention_o": lambda lw: attention_o(q, lw.k_cache, lw.v_cache, bufs.pos, lw.w_o, h,
                                               config=configs["attention_o"], work=fold_work, pdl=pdl),
-        "swiglu": lambda lw: swiglu_pair(h, lw.w_gate_up, lw.ln2, out=act, eps=pk.eps, config=configs["swiglu"],
-                                         pdl=pdl),
+        "swiglu": pair,
         "swiglu_ring": (lambda lw: swiglu_ring(h, lw.w_gate_up, lw.ln2, out=act, eps=pk.eps,
-                                               config=configs["swiglu_ring"], pdl=pdl)) if ring_runs(pk) else
-        (lambda lw: swiglu_pair(h, lw.w_gate_up, lw.ln2, out=act, eps=pk.eps, config=configs["swiglu"], pdl=pdl)),
+                                               config=configs["swiglu_ring"], pdl=pdl)) if ring_runs(pk) else pair,
         "down": lambda lw: matvec(act, lw.w_down, residual=h, config=configs["down"], pdl=pdl),
     }
     layer = [f for c, f in calls.items() if c in calls_made(fold, ring) and c not in skip]

@@ -32,8 +32,8 @@ from triton.experimental.gluon.language.nvidia.ampere import async_copy as cp
 from kernelbook.kernels.matvec import launch_options
 from kernelbook.kernels.matvec_pair import swiglu_pair_ref
 
-__all__ = ["DEFAULT", "RING_SMEM", "chunk", "programs", "ring_blocks", "ring_supported", "swiglu_pair_ref",
-           "swiglu_ring"]
+__all__ = ["DEFAULT", "RING_SMEM", "chunk", "fits", "layout_fits", "programs", "ring_blocks", "ring_bytes",
+           "ring_supported", "swiglu_pair_ref", "swiglu_ring"]
 
 _load_async = getattr(cp, "async_load", None) or cp.async_copy_global_to_shared  # renamed after Triton 3.6
 
@@ -129,10 +129,20 @@ def chunk(k: int) -> int:
     return c
 
 
+def ring_bytes(config: tuple[int, int, int], k: int) -> int:
+    """One program's ring: NBUF blocks of BLOCK_P gate rows and as many up rows, K weights of 2 B each."""
+    block_p, nbuf, _ = config
+    return nbuf * 2 * block_p * k * 2
+
+
+def fits(config: tuple[int, int, int], k: int) -> bool:
+    """Whether one ring of `config` at width K fits RING_SMEM."""
+    return ring_bytes(config, k) <= RING_SMEM
+
+
 def programs(k: int, config: tuple[int, int, int], sms: int) -> int:
     """The grid: as many programs per SM as RING_SMEM holds rings of `config` (at most MAX_PER_SM)."""
-    block_p, nbuf, _ = config
-    ring = nbuf * 2 * block_p * k * 2  # bytes: NBUF blocks of gate and up rows, 2 B a weight
+    ring = ring_bytes(config, k)
     assert ring <= RING_SMEM, f"{config}: a ring of {ring} B is more than {RING_SMEM} B of shared memory"
     return sms * min(MAX_PER_SM, RING_SMEM // ring)
 
@@ -142,12 +152,25 @@ def ring_blocks(n_blocks: int, grid: int) -> list[list[int]]:
     return [list(range(pid, n_blocks, grid)) for pid in range(grid)]
 
 
-def layout(block_p: int, kc: int, warps: int) -> gl.BlockedLayout:
-    """Threads along K, 16 B (8 bf16) each where the chunk is wide enough; warps over rows first, then along K."""
+def _split(block_p: int, kc: int, warps: int) -> tuple[int, int, int]:
+    """(warps over rows, warps along K, bf16 a thread along K): warps over rows first, then along K; 16 B a thread
+    where the chunk is wide enough. 0 for the last where a copy would be under cp.async's 4 B."""
     wr = min(warps, block_p)
     wc = warps // wr
     vec = min(8, kc // (32 * wc))
-    assert vec >= 1 and block_p % wr == 0, f"({block_p}, {kc}, {warps}): no layout"
+    return wr, wc, vec if vec >= 2 and block_p % wr == 0 else 0
+
+
+def layout_fits(config: tuple[int, int, int], k: int) -> bool:
+    """Whether `config` has a layout at width K: every thread copies at least 4 B (2 bf16) at a time."""
+    block_p, _, warps = config
+    return _split(block_p, chunk(k), warps)[2] > 0
+
+
+def layout(block_p: int, kc: int, warps: int) -> gl.BlockedLayout:
+    """Threads along K, 16 B (8 bf16) each where the chunk is wide enough; warps over rows first, then along K."""
+    wr, wc, vec = _split(block_p, kc, warps)
+    assert vec, f"({block_p} pairs, {kc} columns, {warps} warps): a thread's copy would be under 4 B"
     return gl.BlockedLayout([1, vec], [1, 32], [wr, wc], [1, 0])
 
 
@@ -169,6 +192,7 @@ def swiglu_ring(x: torch.Tensor, w_gate_up: torch.Tensor, norm_weight: torch.Ten
     assert x.numel() == k and x.is_contiguous() and w_gate_up.is_contiguous() and x.dtype == torch.bfloat16
     assert norm_weight.numel() == k and norm_weight.dtype == w_gate_up.dtype == x.dtype
     assert inter % block_p == 0, f"BLOCK_P {block_p} must divide the intermediate size {inter}"
+    assert layout_fits(config, k), f"{config} has no layout at K = {k}: a copy would be under 4 B"
     out = torch.empty(inter, device=x.device, dtype=x.dtype) if out is None else out
     assert out.numel() == inter and out.is_contiguous()
     n_blocks = inter // block_p

@@ -40,7 +40,7 @@ from kernelbook.kernels import handoff as ho
 from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import matvec, pdl_supported
 from kernelbook.kernels.matvec_pair import qkv_rope, swiglu_pair
-from kernelbook.kernels.swiglu_ring import RING_SMEM, programs, swiglu_ring
+from kernelbook.kernels.swiglu_ring import fits, layout_fits, programs, ring_bytes, swiglu_ring
 
 BASELINE = "cuda_graph"  # the decode chapter's hand-captured graph of Hugging Face's step
 # (block rows or pairs, block_k, warps) tried per site: K = 1536 for all but down (K = 8960)
@@ -51,8 +51,8 @@ SPLIT = ((8, 64, 2), (16, 32, 2), (16, 32, 4), (32, 16, 4), (64, 8, 4), (64, 1, 
 # attention_o: (rows per block, slots per block, warps); fewer rows per block, more programs, each of which
 # computes its head's attention again
 FOLD = tuple((n, s, w) for n in (32, 64, 128) for s in (16, 32, 64) for w in (4, 8))
-# swiglu_ring: (pairs per block, blocks in flight, warps), every ring that fits RING_SMEM at K = 1536
-RING = tuple((b, n, w) for b in (2, 4, 8) for n in (2, 4, 8) for w in (4, 8) if n * 2 * b * 1536 * 2 <= RING_SMEM)
+# swiglu_ring: (pairs per block, blocks in flight, warps); tune keeps the rings that fit RING_SMEM at the model's K
+RING = tuple((b, n, w) for b in (2, 4, 8) for n in (2, 4, 8) for w in (4, 8))
 TUNE_POS = 63  # the attention site is timed at 64 filled slots (or every slot of a smaller cache)
 TUNE_REP_MS = 40
 LOOP_STEPS = 40
@@ -125,11 +125,11 @@ def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple =
     """Every candidate config of every site; the fastest is the site's config. swiglu_ring is tuned only where
     it runs (fast.ring_runs): elsewhere its steps launch matvec_pair's SwiGLU."""
     out: dict[str, Any] = {}
-    inter = pk.layers[0].w_gate_up.shape[0] // 2
+    inter, hidden = pk.layers[0].w_gate_up.shape[0] // 2, pk.embed.shape[1]
     for site in (s for s in fast.SITES if s != "swiglu_ring" or fast.ring_runs(pk)):
         own = {"down": deep, "attention": split, "attention_o": fold, "swiglu_ring": ring}.get(site, wide)
         cands = [c for c in own if (site != "qkv_rope" or (pk.head_dim // 2) % c[0] == 0)  # pairs stay in a head
-                 and (site != "swiglu_ring" or inter % c[0] == 0)]
+                 and (site != "swiglu_ring" or (inter % c[0] == 0 and fits(c, hidden) and layout_fits(c, hidden)))]
         t0 = time.perf_counter()
         rows = [time_site(pk, site, c) for c in cands]
         best = min(rows, key=lambda r: r["us"])
@@ -345,10 +345,9 @@ def ring_check(pk: fast.Packed, ring_config: tuple[int, int, int], pair_config: 
                      "max_abs": float((out.float() - ref.float()).abs().nan_to_num(float("inf")).max()),
                      "nonfinite": int((~torch.isfinite(out)).sum())})
     sms = torch.cuda.get_device_properties(dev).multi_processor_count
-    block_p, nbuf, _ = ring_config
     return {"config": list(ring_config), "pair_config": list(pair_config), "outputs": int(ref.numel()), "rows": rows,
-            "ring_bytes": nbuf * 2 * block_p * hidden * pk.embed.element_size(), "sms": sms,
-            "programs": min(int(ref.numel()) // block_p, programs(hidden, ring_config, sms))}
+            "ring_bytes": ring_bytes(ring_config, hidden), "sms": sms,
+            "programs": min(int(ref.numel()) // ring_config[0], programs(hidden, ring_config, sms))}
 # --8<-- [end:ring_check]
 
 
