@@ -187,3 +187,30 @@ def test_the_kernels_shown_and_the_step_set_beside_them(data):
     assert far_report.kernels_shown(d) == ("greedy", "pdl")
     assert far_report.kernels_shown({**data, "kernel_mix": {}}) == (None, None)
     assert far_report.cublas_projection_launches(data, "fused_kernels") == 84  # three nvjet kernels of 28 listed
+
+
+def test_timeline_rows_step_from_end_to_end(data):
+    t = far_report.timeline_rows(data)
+    rows, x = t["rows"], data["timeline"]
+    assert [r["launch"] for r in rows] == x["launches"] and t["period_us"] == pytest.approx(30.6)
+    assert sum(r["after_us"] for r in rows) == pytest.approx(t["period_us"])  # the ends step through one period
+    assert rows[0]["after_us"] == pytest.approx(10.2 - (38.0 - 30.6))  # after the layer before's last end
+    assert rows[1]["after_us"] == pytest.approx(13.9 - 10.2) and rows[0]["spread_us"] == pytest.approx(0.2)
+    assert rows[2]["start_us"] == pytest.approx(9.0)  # the median over the replays
+    lc, gbps = data["launch_costs"]["calls"], data["copy"]["gbps"]
+    swiglu = rows[3]
+    assert swiglu["bytes"] == lc["swiglu"]["weight_bytes"]
+    assert swiglu["copy_us"] == pytest.approx(swiglu["bytes"] / (gbps * 1e3))
+    assert swiglu["over_us"] == pytest.approx(swiglu["after_us"] - swiglu["copy_us"])
+    assert rows[1]["bytes"] == 0 and rows[1]["over_us"] == pytest.approx(rows[1]["after_us"])  # attention reads none
+
+
+def test_timeline_rows_take_bytes_only_from_the_same_step_and_refuse_a_corrupt_result(data):
+    d = copy.deepcopy(data)
+    d["launch_costs"]["step"] = "greedy"  # the costs of another step: no bytes to set against the ends
+    assert all(r["bytes"] is None and r["over_us"] is None for r in far_report.timeline_rows(d)["rows"])
+    d["timeline"]["end_us"].pop()
+    with pytest.raises(ValueError, match="corrupt"):
+        far_report.timeline_rows(d)
+    d["timeline"] = None
+    assert far_report.timeline_rows(d) is None

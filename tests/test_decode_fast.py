@@ -3,6 +3,8 @@ Qwen2 in fp32 (CPU: Triton's interpreter), teacher-forced from the same prefill,
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 import torch
 
@@ -169,6 +171,7 @@ def test_the_greedy_step_feeds_itself(setup):
 
 @pytest.mark.skipif(DEVICE != "cuda", reason="CUDA graphs and the tuner need a GPU")
 def test_far_dry_run_on_the_tiny_model():
+    from kernelbook.chapters.decode_far.ladder import layer_launches
     from kernelbook.chapters.decode_far.ladder import measure as far
 
     data = far(TINY, min_rounds=1, wide=((8, 32, 4), (4, 64, 4)), deep=((4, 64, 4),), split=((16, 4, 4), (16, 1, 4)),
@@ -195,6 +198,11 @@ def test_far_dry_run_on_the_tiny_model():
     assert chk is None
     assert list(data["launch_costs"]["calls"]) == list(fast.fused_calls(data["launch_costs"]["step"]))
     assert data["layer_fit"]["layers"] == [0, 1, 2] and all(v > 0 for t in data["layer_fit"]["us"] for v in t)
+    tl = data["timeline"]  # one layer of the cost step, profiled after the timings
+    assert tl["step"] == data["launch_costs"]["step"] == "swiglu_ring" and tl["layers"] == 2
+    assert tuple(tl["launches"]) == layer_launches("swiglu_ring", data["in_step"]["swiglu_ring"]["configs"])
+    ends = [statistics.median(v) for v in tl["end_us"]]
+    assert ends == sorted(ends) and ends[0] > 0  # each launch waits for the one ahead: the ends come in order
     assert all(r["launch_ordered"] and r["barrier_ordered"] for r in data["handoff"]["rows"])
 
 
@@ -297,3 +305,32 @@ def test_a_step_built_without_waits_on_the_cpu_is_the_step(setup):
     a = fast.make_step(pk, bufs, "pdl", CONFIGS, advance=False)().clone()
     b = fast.make_step(pk, bufs, "pdl", CONFIGS, advance=False, wait=False)().clone()
     assert torch.equal(a, b)
+
+
+def test_layer_times_take_each_launch_from_its_layers_first():
+    from kernelbook.chapters.decode_far import ladder
+
+    def run(layers, names=("a", "b")):  # embedding lookup, layers x (a, b), LM head; layer i starts at 100 + 10 i
+        ks = [{"ts": 0.0, "dur": 1.0}]
+        for i in range(layers):
+            ks += [{"ts": 100.0 + 10 * i, "dur": 5.0}, {"ts": 102.0 + 10 * i, "dur": 6.0 + i}]
+        return ks + [{"ts": 500.0, "dur": 50.0}]
+
+    x = ladder.layer_times([run(4), run(4)], ("a", "b"), 4)
+    assert x["launches"] == ["a", "b"] and x["start_us"] == [[0.0, 0.0], [2.0, 2.0]]
+    assert x["end_us"] == [[5.0, 5.0], [9.5, 9.5]]  # b ends 2 + 6 + i after its layer's start, layers 1 and 2 only
+    assert x["period_us"] == [10.0, 10.0]
+    two = ladder.layer_times([run(2)], ("a", "b"), 2)  # under three layers: every layer
+    assert two["end_us"] == [[5.0], [8.5]] and two["period_us"] == [10.0]
+    assert ladder.layer_times([run(1)], ("a", "b"), 1)["period_us"] == []
+    with pytest.raises(ValueError, match="kernels, not 10"):
+        ladder.layer_times([run(4)[:-1]], ("a", "b"), 4)
+
+
+def test_layer_launches_follow_the_steps_calls():
+    from kernelbook.chapters.decode_far.ladder import layer_launches
+
+    one, split = {"attention": (64, 1, 4)}, {"attention": (16, 32, 4)}
+    assert layer_launches("swiglu_ring", one) == ("qkv_rope", "attention", "o", "swiglu_ring", "down")
+    assert layer_launches("pdl", split) == ("qkv_rope", "attention", "attention_merge", "o", "swiglu", "down")
+    assert layer_launches("attention_o", split) == ("qkv_rope", "attention_o", "swiglu_ring", "down")

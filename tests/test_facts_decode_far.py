@@ -513,3 +513,45 @@ def test_a_ring_step_that_fell_back_is_no_ring(data):
     d["ring_check"] = None
     f = _facts(data)
     assert not f.has_ring and not f.ring_checked and f.ring_alone_us is None
+
+
+def test_the_layer_timeline(data):
+    f = _facts(data)
+    d = data["far_data"]
+    gbps = d["copy"]["gbps"]
+    calls = d["launch_costs"]["calls"]
+    at_copy = {c: calls[c]["weight_bytes"] / (gbps * 1e3) for c in calls}
+    assert (f.has_timeline, f.timeline_label, f.timeline_position, f.timeline_replays) == (
+        True, "programmatic dependent launch", 86, 3)
+    assert f.timeline_period_us == pytest.approx(30.6)
+    # ends 10.2, 13.9, 16.6, 31.0, 38.0 a layer apart by 30.6: 2.8, 3.7, 2.7 for the attention half, 14.4 and 7.0
+    assert f.timeline_chain_us == pytest.approx(2.8 + 3.7 + 2.7)
+    assert f.timeline_chain_copy_us == pytest.approx(at_copy["qkv_rope"] + at_copy["o"])
+    assert f.timeline_mlp_us == pytest.approx(14.4 + 7.0)
+    assert f.timeline_mlp_copy_us == pytest.approx(at_copy["swiglu"] + at_copy["down"])
+    assert (f.timeline_worst, f.timeline_worst_reads) == ("attention", False)  # 3.7 µs after qkv, no weights
+    assert f.timeline_worst_after_us == pytest.approx(3.7) and f.timeline_worst_over_us == pytest.approx(3.7)
+    assert (f.timeline_early, f.timeline_any_early) == ((), False)
+
+
+def test_the_timeline_names_a_launch_that_ends_early_and_the_worst_that_reads(data):
+    x = data["far_data"]["timeline"]
+    x["end_us"][1] = [10.5, 10.5, 10.5]  # attention 0.3 µs after qkv: o is then 6.1 µs after it
+    x["end_us"][3] = [22.0, 22.0, 22.0]  # swiglu 5.4 µs after o, less than its weights take: down 16 µs after it
+    f = _facts(data)
+    assert (f.timeline_early, f.timeline_any_early) == (("swiglu",), True)
+    assert (f.timeline_worst, f.timeline_worst_reads) == ("down", True)
+    assert f.timeline_worst_after_us == pytest.approx(16.0)
+    del data["far_data"]["timeline"]
+    f = _facts(data)
+    assert not f.has_timeline and f.timeline_worst is None and f.timeline_early == ()
+
+
+def test_the_mlp_costs_take_whichever_swiglu_the_cost_step_makes(data):
+    before = _facts(data)
+    calls = data["far_data"]["launch_costs"]["calls"]
+    calls["swiglu_ring"] = calls.pop("swiglu")  # a cost step with the ring: its SwiGLU call is swiglu_ring
+    f = _facts(data)
+    assert (f.mlp_us, f.mlp_copy_us) == (pytest.approx(before.mlp_us), pytest.approx(before.mlp_copy_us))
+    del calls["swiglu_ring"]
+    assert _facts(data).mlp_us == pytest.approx(before.mlp_us - 15.5)  # down's alone

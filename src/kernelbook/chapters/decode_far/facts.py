@@ -32,9 +32,11 @@ LABELS = {  # what each site's launch computes (decode/fast.py); the tables name
     "swiglu": "RMSNorm + gate, up + SwiGLU (pairs)",
     "attention": "attention over the filled slots",
     "attention_o": "attention + output projection + residual (per head, summed by the last)",
+    "swiglu_ring": "RMSNorm + gate, up + SwiGLU, weights through shared memory (pairs)",
+    "attention_merge": "attention's partial results merged (split slots)",
 }
 CHAIN = ("qkv_rope", "attention", "o")  # a layer's attention half: three launches, each waiting for the one before
-MLP = ("swiglu", "down")
+MLP = ("swiglu", "swiglu_ring", "down")  # a step makes one of the two SwiGLU calls
 RETUNED = ("matvec_fusions", "pdl")  # the fused steps whose sites are tuned again inside them (ladder.IN_STEP)
 Goal = Literal["met", "over", "failed", "missing"]  # failed: timed but wrong; missing: not built or not timed
 Shrank = Literal["as_the_floor", "less", "not"]
@@ -298,6 +300,23 @@ class Facts:
     layer_goal_us: float | None  # a layer at the goal's share of the floor's speed
     layer_goal_cut_us: float | None  # what a layer would have to lose to get there
     layer_goal_met: bool
+    # one layer of the cost step from profiled replays (report.timeline_rows)
+    has_timeline: bool
+    timeline_label: str | None
+    timeline_position: int | None  # the slot the replays were profiled at
+    timeline_replays: int | None
+    timeline_period_us: float | None  # one layer's first launch to the next's
+    timeline_chain_us: float | None  # the attention half's steps from end to end (CHAIN, and attention's merge)
+    timeline_chain_copy_us: float | None  # ... its weights at the copy bandwidth
+    timeline_mlp_us: float | None  # the MLP's steps from end to end
+    timeline_mlp_copy_us: float | None
+    timeline_worst: str | None  # the launch whose end comes furthest past its bytes' time after the end before it
+    timeline_worst_after_us: float | None
+    timeline_worst_copy_us: float | None
+    timeline_worst_over_us: float | None
+    timeline_worst_reads: bool  # ... reads weights (attention reads none)
+    timeline_early: tuple[str, ...]  # launches that end sooner after the one before than their bytes take
+    timeline_any_early: bool
     # one hand-off with nothing around it: empty hops as dependent launches and as a barrier in one launch
     has_handoff: bool
     handoff_hops: int | None
@@ -508,7 +527,7 @@ def _tables(d: dict[str, Any]) -> dict[str, Any]:
     s = far.step_summary(d, last) if last else None
     mix = d["kernel_mix"].get(last, {}) if last else {}
     calls = {x["call"]: x for x in far.launch_cost_rows(d)}
-    chain, mlp = [calls[c] for c in CHAIN], [calls[c] for c in MLP]
+    chain, mlp = [calls[c] for c in CHAIN], [calls[c] for c in MLP if c in calls]
     chain_us, chain_copy = sum(x["us"] for x in chain), sum(x["copy_us"] for x in chain)
     mlp_us, mlp_copy = sum(x["us"] for x in mlp), sum(x["copy_us"] for x in mlp)
     summed = sum(x["total_us"] for x in calls.values())
@@ -583,6 +602,30 @@ def _fit(d: dict[str, Any], goal_share: float) -> dict[str, Any]:
         else "within", once_off_us=abs(once_over), layers_gap_share=share,
         layers_hold_most=share is not None and share > 0.5, layer_goal_us=goal_us, layer_goal_cut_us=per - goal_us,
         layer_goal_met=per <= goal_us)
+
+
+def _timeline(d: dict[str, Any]) -> dict[str, Any]:
+    x = far.timeline_rows(d)
+    rows = [r for r in x["rows"] if r["over_us"] is not None] if x else []
+    if not rows:
+        return dict(has_timeline=False, timeline_label=None, timeline_position=None, timeline_replays=None,
+                    timeline_period_us=None, timeline_chain_us=None, timeline_chain_copy_us=None,
+                    timeline_mlp_us=None, timeline_mlp_copy_us=None, timeline_worst=None, timeline_worst_after_us=None,
+                    timeline_worst_copy_us=None, timeline_worst_over_us=None, timeline_worst_reads=False,
+                    timeline_early=(), timeline_any_early=False)
+    chain = [r for r in x["rows"] if r["launch"] in (*CHAIN, "attention_merge")]
+    mlp = [r for r in x["rows"] if r["launch"] in MLP]
+    worst = max(rows, key=lambda r: r["over_us"])
+    early = tuple(r["launch"] for r in rows if r["over_us"] < 0)
+    return dict(
+        has_timeline=True, timeline_label=_strip(d["labels"][x["step"]]), timeline_position=x["position"],
+        timeline_replays=x["replays"], timeline_period_us=x["period_us"],
+        timeline_chain_us=sum(r["after_us"] for r in chain),
+        timeline_chain_copy_us=sum(r["copy_us"] or 0 for r in chain),
+        timeline_mlp_us=sum(r["after_us"] for r in mlp), timeline_mlp_copy_us=sum(r["copy_us"] or 0 for r in mlp),
+        timeline_worst=worst["launch"], timeline_worst_after_us=worst["after_us"],
+        timeline_worst_copy_us=worst["copy_us"], timeline_worst_over_us=worst["over_us"],
+        timeline_worst_reads=bool(worst["bytes"]), timeline_early=early, timeline_any_early=bool(early))
 
 
 def _handoff(d: dict[str, Any]) -> dict[str, Any]:
@@ -695,7 +738,7 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
                   for n in (d["baseline"], *d["steps"])},
         **_checks(d, s, six), **_savings(rows, launch), **_matvec(d, by), **_plain(d, g["over_ms"]), **_pdl(d, by),
         **_alone(d, by), **_tables(d), **_waits(d, by), **_fit(d, g["floor_share_needed"]),
-        **_handoff(d), **_ring(d, by))
+        **_timeline(d), **_handoff(d), **_ring(d, by))
 
 
 def facts(machine: str | None = None) -> Facts:

@@ -41,6 +41,7 @@ from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import matvec, pdl_supported
 from kernelbook.kernels.matvec_pair import qkv_rope, swiglu_pair
 from kernelbook.kernels.swiglu_ring import fits, layout_fits, programs, ring_bytes, swiglu_ring
+from kernelbook.timing import split_calls, trace
 
 BASELINE = "cuda_graph"  # the decode chapter's hand-captured graph of Hugging Face's step
 # (block rows or pairs, block_k, warps) tried per site: K = 1536 for all but down (K = 8960)
@@ -140,7 +141,7 @@ def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple =
 
 IN_STEP = ("matvec_fusions", "pdl", "swiglu_ring", "attention_o")  # the steps whose configs are chosen again inside
 CONFIGS_OF = {"greedy": "pdl"}  # a step that takes another's configs: it only adds a launch after the last one
-COSTS_STEP = "pdl"  # the step whose calls launch_costs times
+COSTS_STEP = "swiglu_ring"  # the fastest checked step: launch_costs, wait_cost, layer_fit and timeline take it apart
 # what they launch, in the order retuned (each step retunes the sites it launches: fast.fused_calls)
 STEP_SITES = ("attention", "attention_o", "qkv_rope", "o", "swiglu", "swiglu_ring", "down", "lm_head")
 TOP = 4  # a matvec site's configs tried again inside the step: its fastest alone
@@ -323,6 +324,64 @@ def handoff(hops: int = HOPS, rounds: int = COST_ROUNDS) -> dict[str, Any]:
 RING_SEEDS = (0, 1, 2)
 
 
+# --8<-- [start:timeline]
+TIMELINE_REPLAYS = 5
+
+
+def layer_launches(step: str, configs: dict[str, tuple[int, int, int]]) -> tuple[str, ...]:
+    """One layer's launches of the fused step `step`, in order: its calls, with attention's merge after attention
+    where its slots are split."""
+    out: list[str] = []
+    for c in fast.fused_calls(step):
+        if c != "lm_head":
+            out += [c, "attention_merge"] if c == "attention" and configs["attention"][1] > 1 else [c]
+    return tuple(out)
+
+
+def layer_times(runs: list[list[dict[str, float]]], names: tuple[str, ...], layers: int) -> dict[str, Any]:
+    """Per profiled replay (its kernels in order, "ts" and "dur" in µs: the embedding lookup, `layers` times the
+    launches `names`, the LM head): each launch's start and end from the start of its layer's first launch and the
+    time from one layer's first launch to the next, medians over the layers but the first and the last (all of
+    them under three layers)."""
+    want = 2 + layers * len(names)
+    if not runs or any(len(ks) != want for ks in runs):
+        raise ValueError(f"a profiled replay has {sorted({len(ks) for ks in runs})} kernels, not {want} (the "
+                         f"embedding lookup, {layers} x {len(names)} launches, the LM head)")
+    inner = range(1, layers - 1) if layers >= 3 else range(layers)
+    start: dict[str, list[float]] = {n: [] for n in names}
+    end: dict[str, list[float]] = {n: [] for n in names}
+    period = []
+    for ks in runs:
+        lay = [ks[1 + i * len(names):1 + (i + 1) * len(names)] for i in range(layers)]
+        for j, n in enumerate(names):
+            start[n].append(statistics.median(lay[i][j]["ts"] - lay[i][0]["ts"] for i in inner))
+            end[n].append(statistics.median(lay[i][j]["ts"] + lay[i][j]["dur"] - lay[i][0]["ts"] for i in inner))
+        nxt = [i for i in inner if i + 1 < layers]
+        if nxt:
+            period.append(statistics.median(lay[i + 1][0]["ts"] - lay[i][0]["ts"] for i in nxt))
+    return {"launches": list(names), "start_us": [start[n] for n in names], "end_us": [end[n] for n in names],
+            "period_us": period}
+
+
+def timeline(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int, int, int]], position: int,
+             replays: int = TIMELINE_REPLAYS) -> dict[str, Any]:
+    """Where a layer's time goes inside `step`: its CUDA graph replayed `replays` times under the profiler at
+    `position` (each replay on an idle GPU), then layer_times. Under programmatic dependent launch a kernel starts
+    while the one ahead still runs and waits inside, so its start says when it was scheduled and its end when its
+    last program finished: one end after another is the chain a layer waits through. Run after the timings: the
+    profiler leaves CUPTI attached, and launches cost more after it."""
+    fn = fast.make_step(pk, bufs, step, configs, advance=False)
+    graph, _ = V.capture(fn)
+    bufs.pos.fill_(position)
+    calls = split_calls(trace(graph.replay, calls=replays, warmup=3))
+    del graph, fn
+    runs = [[k for k in c["gpu"] if k["cat"] == "kernel"] for c in calls]
+    names = layer_launches(step, configs)
+    return {"step": step, "position": position, "replays": replays, "layers": len(pk.layers),
+            **layer_times(runs, names, len(pk.layers))}
+# --8<-- [end:timeline]
+
+
 def ring_check(pk: fast.Packed, ring_config: tuple[int, int, int], pair_config: tuple[int, int, int]
                ) -> dict[str, Any]:
     """swiglu_ring against matvec_pair's SwiGLU, the kernel it replaces, on fresh random inputs: per seed a new x
@@ -463,6 +522,7 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
     measured = timed_then_profiled(decs, prompt, timed, min_rounds, lambda dec: {"loop_ms": loop_ms(dec, prompt)},
                                    quiet_on=("step_ms", "loop_ms"))
     measured.pop("timelines")
+    layer_timeline = timeline(pk, bufs, COSTS_STEP, step_cfg[COSTS_STEP], positions[-1])  # after the profiles
 
     return finite({
         "steps": list(fast.STEPS), "advances": list(fast.ADVANCES), "baseline": BASELINE, "names": timed,
@@ -473,7 +533,7 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
         "rounds_n": len(measured["rounds"]), "min_rounds": min_rounds,
         "tuning": tuning, "tune_s": tune_s, "configs": {s: list(c) for s, c in configs.items()},
         "in_step": in_step, "in_step_back_to_back": BACK_TO_BACK, "launch_costs": costs,
-        "no_wait": no_wait, "layer_fit": fit, "handoff": hand, "ring_check": exact,
+        "no_wait": no_wait, "layer_fit": fit, "timeline": layer_timeline, "handoff": hand, "ring_check": exact,
         "capability": list(torch.cuda.get_device_capability(dev)), "pdl_used": pdl_supported(dev),
         "yardstick_fp32": yard, "tolerance": tol, "band": band, "tol_factor": TOL_FACTOR,
         "teacher_forced": checks, "free_running": free,

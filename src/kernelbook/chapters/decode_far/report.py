@@ -188,6 +188,38 @@ def layer_fit(data: dict[str, Any]) -> dict[str, Any] | None:
             "once_bytes": once_bytes, "once_copy_us": once_bytes / copy}
 
 
+def timeline_rows(data: dict[str, Any]) -> dict[str, Any] | None:
+    """One layer from `timeline`, launch by launch in order: start and end (µs from the layer's first launch,
+    medians over the replays, with their spread, half the range), how long after the end before it each end comes
+    (for the first launch, after the layer before's last end: the period less the layer's span), the weight bytes
+    the launch reads (launch_costs' figures, for the same step), those at the copy bandwidth, and the difference.
+    The steps between ends add up to the period. None for a result without the diagnostic, or of one layer."""
+    x = data.get("timeline")
+    if not x:
+        return None
+    n = len(x["launches"])
+    if len(x["start_us"]) != n or len(x["end_us"]) != n:
+        raise ValueError(f"decode_far.ladder timeline: {n} launches but {len(x['start_us'])} starts and "
+                         f"{len(x['end_us'])} ends; the result is corrupt")
+    if not x["period_us"]:
+        return None  # a model of one layer: no next layer to step to
+    lc = data.get("launch_costs") or {}
+    calls = lc.get("calls", {}) if lc.get("step") == x["step"] else {}
+    copy = data["copy"]["gbps"]
+    period = statistics.median(x["period_us"])
+    ends = [statistics.median(v) for v in x["end_us"]]
+    rows = []
+    for j, name in enumerate(x["launches"]):
+        after = ends[j] - (ends[j - 1] if j else ends[-1] - period)
+        nbytes = calls[name]["weight_bytes"] if name in calls else None
+        at_copy = None if nbytes is None else nbytes / (copy * 1e3)
+        rows.append({"launch": name, "start_us": statistics.median(x["start_us"][j]), "end_us": ends[j],
+                     "spread_us": (max(x["end_us"][j]) - min(x["end_us"][j])) / 2, "after_us": after,
+                     "bytes": nbytes, "copy_us": at_copy, "over_us": None if at_copy is None else after - at_copy})
+    return {"step": x["step"], "position": x["position"], "replays": x["replays"], "period_us": period,
+            "period_spread_us": (max(x["period_us"]) - min(x["period_us"])) / 2, "rows": rows}
+
+
 def handoff_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     """Per program count of the hand-off chains: µs per hop as a launch and as a barrier (medians over the rounds,
     spread: half their range), whether the barrier was slower in every round, and whether both chains ended in

@@ -1,0 +1,36 @@
+import matplotlib.pyplot as plt
+
+from kernelbook import page
+from kernelbook.chapters.decode_far import report as far_report
+from kernelbook.chapters.decode_far.facts import LABELS
+
+r = page.result("decode_far.ladder")
+t = far_report.timeline_rows(r.data)
+rows = t["rows"] if t else []
+if rows:
+    fig, ax = plt.subplots(figsize=(7.6, 0.42 * len(rows) + 1.5))
+    for i, x in enumerate(rows):
+        ax.barh(i, x["end_us"] - x["start_us"], left=x["start_us"], color="C0", alpha=0.35)  # scheduled, waiting
+        ax.barh(i, x["after_us"], left=x["end_us"] - x["after_us"], color="C0")  # after the end before it
+        if x["copy_us"]:
+            ax.plot([x["end_us"] - x["copy_us"]] * 2, [i - 0.4, i + 0.4], c="k", lw=1)
+    ax.axvline(t["period_us"], ls="--", c="C3", lw=1,
+               label=f"next layer's first launch, {page.num(t['period_us'], 1)} µs")
+    ax.set_yticks(range(len(rows)), [f"{x['launch']}" for x in rows], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("µs from the layer's first launch (medians over the layers, then the replays)")
+    ax.plot([], [], c="k", lw=1, label="its weights' time at copy speed, back from its end")
+    ax.barh([], [], color="C0", alpha=0.35, label="started, before the end ahead")
+    ax.barh([], [], color="C0", label="from the end ahead to its own")
+    ax.legend(fontsize=7.5, loc="lower right")
+    ax.grid(True, axis="x", alpha=0.3)
+    print(page.figure(fig, "One layer's launches in the cost step: when each starts and ends"))
+print(page.table(
+    ["launch", "computes", "starts, µs", "ends, µs", "± spread", "after the end before, µs",
+     "weights at copy speed, µs", "past them, µs"],
+    [[f"`{x['launch']}`", LABELS.get(x["launch"], "—"), page.num(x["start_us"], 2), page.num(x["end_us"], 2),
+      page.num(x["spread_us"], 2), page.num(x["after_us"], 2),
+      "—" if x["copy_us"] is None else page.num(x["copy_us"], 2),
+      "—" if x["over_us"] is None else page.num(x["over_us"], 2)] for x in rows],
+    align="llrrrrrr", name="decode-far-timeline"))
+print(page.provenance(r))
