@@ -1,4 +1,6 @@
 import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from kernelbook import page
 from kernelbook.chapters.decode_far import report as far_report
@@ -8,7 +10,7 @@ r = page.result("decode_far.ladder")
 t = far_report.timeline_rows(r.data)
 rows = t["rows"] if t else []
 if rows:
-    fig, ax = plt.subplots(figsize=(7.6, 0.42 * len(rows) + 1.5))
+    fig, ax = plt.subplots(figsize=(7.6, 0.42 * len(rows) + 2.0))
     for i, x in enumerate(rows):
         ax.barh(i, x["end_us"] - x["start_us"], left=x["start_us"], color="C0", alpha=0.35)  # scheduled, waiting
         ax.barh(i, x["after_us"], left=x["end_us"] - x["after_us"], color="C0")  # after the end before it
@@ -19,10 +21,11 @@ if rows:
     ax.set_yticks(range(len(rows)), [f"{x['launch']}" for x in rows], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("µs from the layer's first launch (medians over the layers, then the replays)")
-    ax.plot([], [], c="k", lw=1, label="its weights' time at copy speed, back from its end")
-    ax.barh([], [], color="C0", alpha=0.35, label="started, before the end ahead")
-    ax.barh([], [], color="C0", label="from the end ahead to its own")
-    ax.legend(fontsize=7.5, loc="lower right")
+    handles = [Patch(color="C0", alpha=0.35, label="started, before the end ahead"),
+               Patch(color="C0", label="from the end ahead to its own"),
+               Line2D([], [], c="k", lw=1, label="its weights' time at copy speed, back from its end"),
+               *ax.get_legend_handles_labels()[0]]
+    ax.legend(handles=handles, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     ax.grid(True, axis="x", alpha=0.3)
     print(page.figure(fig, "One layer's launches in the cost step: when each starts and ends"))
 print(page.table(
