@@ -17,17 +17,17 @@ if rows:
         if x["copy_us"]:
             ax.plot([x["end_us"] - x["copy_us"]] * 2, [i - 0.4, i + 0.4], c="k", lw=1)
     ax.axvline(t["period_us"], ls="--", c="C3", lw=1,
-               label=f"next layer's first launch, {page.num(t['period_us'], 1)} µs")
+               label=f"next layer, {page.num(t['period_us'], 1)} µs")
     ax.set_yticks(range(len(rows)), [f"{x['launch']}" for x in rows], fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlabel("µs from the layer's first launch (medians over the layers, then the replays)")
-    handles = [Patch(color="C0", alpha=0.35, label="started, before the end ahead"),
-               Patch(color="C0", label="from the end ahead to its own"),
-               Line2D([], [], c="k", lw=1, label="its weights' time at copy speed, back from its end"),
+    ax.set_xlabel("µs from the layer's first launch")
+    handles = [Patch(color="C0", alpha=0.35, label="scheduled"),
+               Patch(color="C0", label="after the end ahead"),
+               Line2D([], [], c="k", lw=1, label="weights at copy speed"),
                *ax.get_legend_handles_labels()[0]]
-    ax.legend(handles=handles, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+    ax.legend(handles=handles, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4)
     ax.grid(True, axis="x", alpha=0.3)
-    print(page.figure(fig, "One layer's launches in the cost step: when each starts and ends"))
+    print(page.figure(fig, "One layer's launches: starts and ends"))
 print(page.table(
     ["launch", "computes", "starts, µs", "ends, µs", "± spread", "after the end before, µs",
      "weights at copy speed, µs", "past them, µs"],
