@@ -18,6 +18,11 @@ GOAL_MS = 0.85  # the goal set for the last step (issue 26): at most this many m
 OURS = re.compile(r"_\w+_kernel")  # Triton names a kernel after its Python function: this book's kernels
 FIT_CONFIDENCE, FIT_RESAMPLES = 0.95, 2000  # layer_fit's bootstrap interval of the once-a-step time
 
+def half_range(values: list[float]) -> float:
+    """The spread the tables show beside a median: half the range of the rounds."""
+    return (max(values) - min(values)) / 2
+
+
 def rounds_of(data: dict[str, Any], name: str) -> list[dict[str, Any]]:
     """The per-round records of one variant (a variant that failed to build has none)."""
     return [r["variants"][name] for r in data["rounds"] if name in r.get("variants", {})]
@@ -177,7 +182,7 @@ def layer_fit(data: dict[str, Any]) -> dict[str, Any] | None:
     onces = sorted(statistics.linear_regression(ns, [statistics.median(rng.choices(v, k=len(v))) for v in x["us"]])[1]
                    for _ in range(FIT_RESAMPLES))
     tail = int((1 - FIT_CONFIDENCE) / 2 * FIT_RESAMPLES)
-    rows = [{"layers": n, "us": m, "spread_us": (max(v) - min(v)) / 2, "line_us": once + per_layer * n}
+    rows = [{"layers": n, "us": m, "spread_us": half_range(v), "line_us": once + per_layer * n}
             for n, m, v in zip(ns, meds, x["us"], strict=True)]
     copy = data["copy"]["gbps"] * 1e3  # bytes per µs
     once_bytes = data["weight_bytes"] - max(ns) * x["layer_bytes"]
@@ -214,10 +219,10 @@ def timeline_rows(data: dict[str, Any]) -> dict[str, Any] | None:
         nbytes = calls[name]["weight_bytes"] if name in calls else None
         at_copy = None if nbytes is None else nbytes / (copy * 1e3)
         rows.append({"launch": name, "start_us": statistics.median(x["start_us"][j]), "end_us": ends[j],
-                     "spread_us": (max(x["end_us"][j]) - min(x["end_us"][j])) / 2, "after_us": after,
+                     "spread_us": half_range(x["end_us"][j]), "after_us": after,
                      "bytes": nbytes, "copy_us": at_copy, "over_us": None if at_copy is None else after - at_copy})
     return {"step": x["step"], "position": x["position"], "replays": x["replays"], "period_us": period,
-            "period_spread_us": (max(x["period_us"]) - min(x["period_us"])) / 2, "rows": rows}
+            "period_spread_us": half_range(x["period_us"]), "rows": rows}
 
 
 def handoff_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -231,8 +236,8 @@ def handoff_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     for r in x["rows"]:
         la, ba = r["launch_us"], r["barrier_us"]
         rows.append({"programs": r["programs"], "per_sm": r["per_sm"], "launch_us": statistics.median(la),
-                     "launch_spread_us": (max(la) - min(la)) / 2, "barrier_us": statistics.median(ba),
-                     "barrier_spread_us": (max(ba) - min(ba)) / 2, "barrier_slower": min(ba) > max(la),
+                     "launch_spread_us": half_range(la), "barrier_us": statistics.median(ba),
+                     "barrier_spread_us": half_range(ba), "barrier_slower": min(ba) > max(la),
                      "ordered": r["launch_ordered"] and r["barrier_ordered"]})
     return rows
 
