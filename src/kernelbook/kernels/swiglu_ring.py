@@ -10,7 +10,8 @@ and the block NBUF on as soon as it has used one. So up to RING_SMEM of the laye
 way before the kernels ahead (attention and the output projection) have finished, and the stream never drains
 between blocks.
 
-x is normalised once a program and held in registers, K // KC chunks of it. The arithmetic is matvec_pair's, with
+The norm weight is loaded before the wait too. After it, x is read once (one trip to L2: its sum of squares and its
+normalised chunks come from the same registers), normalised and held in registers, K // KC chunks. The arithmetic is matvec_pair's, with
 eager's roundings: x normalised and rounded to bf16 and times the norm weight, rounded; each projection summed in
 fp32 and rounded; silu(gate) rounded, times up, rounded. Each thread reads back from shared memory the elements it
 copied itself, so the ring needs no barrier of its own.
@@ -65,10 +66,10 @@ def _issue(gs, us, w_ptr, j, my_blocks, pid, G, rows, cols, K: gl.constexpr, INT
 
 
 @gluon.jit
-def _x_chunk(x_ptr, g_ptr, off, rstd):
-    """x[off] normalised, rounded, times the norm weight, rounded (matvec.x_chunk's arithmetic), in fp32."""
-    xn = (gl.load(x_ptr + off).to(gl.float32) * rstd).to(gl.bfloat16).to(gl.float32)
-    return (xn * gl.load(g_ptr + off).to(gl.float32)).to(gl.bfloat16).to(gl.float32)
+def _x_norm(x, g, rstd):
+    """A chunk of x normalised, rounded, times the norm weight g, rounded (matvec.x_chunk's arithmetic), in fp32."""
+    xn = (x * rstd).to(gl.bfloat16).to(gl.float32)
+    return (xn * g).to(gl.bfloat16).to(gl.float32)
 
 
 @gluon.jit
@@ -88,16 +89,21 @@ def _swiglu_ring_kernel(x_ptr, w_ptr, g_ptr, out_ptr, eps, n_blocks, K: gl.const
         _gdc_launch_dependents()
     for j in gl.static_range(NBUF):  # weights first: nothing writes them
         _issue(gs, us, w_ptr, j, my_blocks, pid, G, rows, cols, K, INTER, BLOCK_P, KC, NCH, NBUF, L)
+    gw = ()
+    for ch in gl.static_range(NCH):  # nor the norm weight: (K,) in NCH chunks
+        gw = gw + (gl.load(g_ptr + ch * KC + cols).to(gl.float32),)
     if PDL == 1:
         _gdc_wait()  # x, the residual stream, comes from the kernel ahead
+    xv = ()
+    for ch in gl.static_range(NCH):  # x read once: one trip to L2 after the wait
+        xv = xv + (gl.load(x_ptr + ch * KC + cols).to(gl.float32),)
     ss = gl.zeros([KC], gl.float32, layout=gl.SliceLayout(0, L))
     for ch in gl.static_range(NCH):
-        v = gl.load(x_ptr + ch * KC + cols).to(gl.float32)
-        ss += v * v
+        ss += xv[ch] * xv[ch]
     rstd = gl.rsqrt(gl.sum(ss, axis=0) / K + eps)
     xs = ()
     for ch in gl.static_range(NCH):  # x normalised once, NCH chunks held in registers
-        xs = xs + (_x_chunk(x_ptr, g_ptr, ch * KC + cols, rstd)[None, :],)
+        xs = xs + (_x_norm(xv[ch], gw[ch], rstd)[None, :],)
     for j in range(my_blocks):
         cp.wait_group(NBUF - 1)  # block j has landed (the NBUF - 1 groups after it may still be in flight)
         s = (j % NBUF) * NCH
