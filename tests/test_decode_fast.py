@@ -334,3 +334,29 @@ def test_layer_launches_follow_the_steps_calls():
     assert layer_launches("swiglu_ring", one) == ("qkv_rope", "attention", "o", "swiglu_ring", "down")
     assert layer_launches("pdl", split) == ("qkv_rope", "attention", "attention_merge", "o", "swiglu", "down")
     assert layer_launches("attention_o", split) == ("qkv_rope", "attention_o", "swiglu_ring", "down")
+
+
+def test_in_step_tuning_keeps_the_fastest_finalist_not_the_luckiest_timing(setup, monkeypatch):
+    """Each site's fastest candidates are timed again in turn and the lowest median stays (step_us, which needs a
+    GPU, stands in: one attention config is timed fast once and slow after)."""
+    from kernelbook.chapters.decode_far import ladder
+
+    *_, bufs, _, _, pk = setup
+    seen: dict[tuple, int] = {}
+
+    def fake_step_us(pk_, bufs_, step_, configs, positions, skip=()):
+        c = tuple(configs["attention"])
+        seen[c] = seen.get(c, 0) + 1
+        if c == (4, 4, 4):  # the luckiest first timing
+            return 900.0 if seen[c] == 1 else 1100.0
+        return {(8, 4, 4): 1000.0, (16, 4, 4): 1050.0, (32, 4, 4): 1200.0}[c]
+
+    monkeypatch.setattr(ladder, "step_us", fake_step_us)
+    tuning = {s: {"best": list(CONFIGS[s]), "candidates": [{"config": list(CONFIGS[s]), "us": 1.0}]}
+              for s in fast.SITES}
+    split = ((4, 4, 4), (8, 4, 4), (16, 4, 4), (32, 4, 4))
+    a = ladder.tune_in_step(pk, bufs, "pdl", tuning, (5,), split=split)["sites"]["attention"]
+    assert (a["best"], a["step_us"]) == ([8, 4, 4], 1000.0)
+    final = {tuple(c["config"]): c["again_us"] for c in a["candidates"] if "again_us" in c}
+    assert set(final) == {(4, 4, 4), (8, 4, 4), (16, 4, 4)}  # the three fastest first timings
+    assert final[(4, 4, 4)] == [1100.0] * ladder.FINAL_ROUNDS and seen[(32, 4, 4)] == 1

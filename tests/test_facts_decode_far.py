@@ -555,3 +555,10 @@ def test_the_mlp_costs_take_whichever_swiglu_the_cost_step_makes(data):
     assert (f.mlp_us, f.mlp_copy_us) == (pytest.approx(before.mlp_us), pytest.approx(before.mlp_copy_us))
     del calls["swiglu_ring"]
     assert _facts(data).mlp_us == pytest.approx(before.mlp_us - 15.5)  # down's alone
+
+
+def test_the_finalists_are_said_where_the_result_has_them(data):
+    f = _facts(data)
+    assert (f.retune_has_finalists, f.retune_finalists, f.retune_final_rounds) == (True, 3, 3)
+    del data["far_data"]["in_step_finalists"]
+    assert not _facts(data).retune_has_finalists

@@ -257,6 +257,9 @@ class Facts:
     tune_s: float
     attention_one_launch: bool  # the tuner, alone, kept one split (no merge launch)
     retune_reps: int
+    retune_finalists: int | None  # a site's fastest candidates in the step, timed again (None: not in this result)
+    retune_final_rounds: int | None  # ... how many times each
+    retune_has_finalists: bool
     retune_positions: tuple[int, ...]
     retune_plain_label: str  # the fused step without PDL
     retune_plain_alone_us: float | None  # µs per step with every site at its config alone, then retuned
@@ -553,7 +556,8 @@ def _tables(d: dict[str, Any]) -> dict[str, Any]:
         calls_over_copy=over_calls, any_call_over_copy=bool(over_calls),
         sites_over_copy=over_sites, any_site_over_copy=bool(over_sites),
         tune_s=d["tune_s"], attention_one_launch=d["tuning"]["attention"]["best"][1] == 1,
-        retune_reps=d["in_step_back_to_back"],
+        retune_reps=d["in_step_back_to_back"], retune_finalists=d.get("in_step_finalists"),
+        retune_final_rounds=d.get("in_step_final_rounds"), retune_has_finalists=bool(d.get("in_step_finalists")),
         retune_positions=tuple(next(iter(d["in_step"].values()))["positions"]), **retune)
 
 

@@ -131,11 +131,13 @@ def tuning_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 def in_step_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     """Per fused step and site retuned inside it, in the order retuned: the site's config alone and in the step,
-    and µs per step with each (the sites retuned before it already at their new config)."""
+    and µs per step with each (the sites retuned before it already at their new config; the median of a
+    finalist's timings again where it was one)."""
     rows = []
     for step, t in data.get("in_step", {}).items():
         for site, s in t["sites"].items():
-            alone_us = next((c["step_us"] for c in s["candidates"] if c["config"] == s["alone"]), None)
+            alone_us = next((statistics.median(c["again_us"]) if c.get("again_us") else c["step_us"]
+                             for c in s["candidates"] if c["config"] == s["alone"]), None)
             rows.append({"step": step, "site": site, "alone": s["alone"], "best": s["best"], "alone_us": alone_us,
                          "best_us": s["step_us"], "candidates": len(s["candidates"])})
     return rows
