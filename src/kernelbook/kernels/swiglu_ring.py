@@ -13,8 +13,8 @@ between blocks.
 The norm weight is loaded before the wait too. After it, x is read once (one trip to L2: its sum of squares and its
 normalised chunks come from the same registers), normalised and held in registers, K // KC chunks. The arithmetic
 is matvec_pair's, with eager's roundings: x normalised and rounded to bf16 and times the norm weight, rounded; each
-projection summed in fp32 and rounded; silu(gate) rounded, times up, rounded. Each thread reads back from shared memory the elements it
-copied itself, so the ring needs no barrier of its own.
+projection summed in fp32 and rounded; silu(gate) rounded, times up, rounded. Each thread reads back from shared
+memory the elements it copied itself, so the ring needs no barrier of its own.
 
 Gluon (Triton's lower-level language, with explicit layouts and shared memory) has no CPU interpreter: off a
 Hopper GPU the decode step launches matvec_pair's kernel instead (ring_supported), and the tests check this one's
