@@ -145,7 +145,7 @@ COSTS_STEP = "swiglu_ring"  # the fastest checked step: launch_costs, wait_cost,
 # what they launch, in the order retuned (each step retunes the sites it launches: fast.fused_calls)
 STEP_SITES = ("attention", "attention_o", "qkv_rope", "o", "swiglu", "swiglu_ring", "down", "lm_head")
 TOP = 4  # a matvec site's configs tried again inside the step: its fastest alone
-FINALISTS, FINAL_ROUNDS = 3, 3  # a site's fastest candidates in the step, each timed FINAL_ROUNDS times more
+FINALISTS, FINAL_ROUNDS = 3, 2  # a site's fastest candidates in the step, each timed FINAL_ROUNDS times more
 BACK_TO_BACK = 10  # replays per timing in step_us, as a generation loop runs them
 
 
