@@ -443,6 +443,20 @@ def test_what_one_hand_off_costs(data):
         False, False, False, None, 5)
 
 
+def test_a_split_attention_is_two_launches_of_a_layer(data):
+    """The cost step's attention at one split is one launch; split, its merge is a second (ladder.layer_launches).
+    Without the step's own configs, the tuned ones decide."""
+    d = data["far_data"]
+    assert d["in_step"]["pdl"]["configs"]["attention"][1] == 1 and _facts(data).layer_launches == 5
+    d["in_step"]["pdl"]["configs"]["attention"] = [64, 4, 8]
+    f = _facts(data)
+    assert f.layer_launches == 6 and (f.layer_launches_low_us, f.layer_launches_high_us) == pytest.approx((4.8, 7.2))
+    del d["in_step"]["pdl"]
+    assert d["configs"]["attention"][1] == 16 and _facts(data).layer_launches == 6
+    d["configs"]["attention"] = [32, 1, 4]
+    assert _facts(data).layer_launches == 5
+
+
 def _with_ring(data, saved_ms=(0.02, 0.018), differ=(0, 0, 0), nonfinite=0):
     """The fixture with a ring step after greedy: each round `saved_ms` faster than greedy (round by round), tuned
     at (4, 4, 4), two programs an SM, checked at three seeds with `differ` outputs differing."""

@@ -632,9 +632,17 @@ def _timeline(d: dict[str, Any]) -> dict[str, Any]:
         timeline_worst_reads=bool(worst["bytes"]), timeline_early=early, timeline_any_early=bool(early))
 
 
+def _layer_launches(d: dict[str, Any]) -> int:
+    """The dependent launches a layer of the cost step makes: its calls a layer, and attention's merge where that
+    step's attention splits its slots (a second launch, as ladder.layer_launches counts it)."""
+    calls = d["launch_costs"]["calls"]
+    configs = d.get("in_step", {}).get(d["launch_costs"]["step"], {}).get("configs", d["configs"])
+    return sum(c["per"] == "layer" for c in calls.values()) + int("attention" in calls and configs["attention"][1] > 1)
+
+
 def _handoff(d: dict[str, Any]) -> dict[str, Any]:
     rows = far.handoff_rows(d)
-    launches = sum(c["per"] == "layer" for c in d["launch_costs"]["calls"].values())
+    launches = _layer_launches(d)
     if not rows:
         return dict(has_handoff=False, handoff_hops=None, handoff_pdl=False, handoff_ordered=False,
                     handoff_programs_low=None, handoff_programs_high=None, launch_low_us=None, launch_high_us=None,
