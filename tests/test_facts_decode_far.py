@@ -444,16 +444,20 @@ def test_what_one_hand_off_costs(data):
 
 
 def test_a_split_attention_is_two_launches_of_a_layer(data):
-    """The cost step's attention at one split is one launch; split, its merge is a second (ladder.layer_launches).
-    Without the step's own configs, the tuned ones decide."""
-    d = data["far_data"]
-    assert d["in_step"]["pdl"]["configs"]["attention"][1] == 1 and _facts(data).layer_launches == 5
-    d["in_step"]["pdl"]["configs"]["attention"] = [64, 4, 8]
+    """A layer's launches are the ones its profiled timeline names: attention's merge counts where the slots were
+    split. Without a timeline of the cost step, its calls a layer count."""
+    x = data["far_data"]["timeline"]
+    assert x["step"] == data["far_data"]["launch_costs"]["step"] and len(x["launches"]) == 5
+    assert _facts(data).layer_launches == 5
+    j = x["launches"].index("attention") + 1
+    x["launches"].insert(j, "attention_merge")
+    for key in ("start_us", "end_us"):
+        x[key].insert(j, list(x[key][j - 1]))
     f = _facts(data)
     assert f.layer_launches == 6 and (f.layer_launches_low_us, f.layer_launches_high_us) == pytest.approx((4.8, 7.2))
-    del d["in_step"]["pdl"]
-    assert d["configs"]["attention"][1] == 16 and _facts(data).layer_launches == 6
-    d["configs"]["attention"] = [32, 1, 4]
+    x["step"] = "greedy"  # a timeline of another step than the costs'
+    assert _facts(data).layer_launches == 5
+    del data["far_data"]["timeline"]
     assert _facts(data).layer_launches == 5
 
 

@@ -633,11 +633,13 @@ def _timeline(d: dict[str, Any]) -> dict[str, Any]:
 
 
 def _layer_launches(d: dict[str, Any]) -> int:
-    """The dependent launches a layer of the cost step makes: its calls a layer, and attention's merge where that
-    step's attention splits its slots (a second launch, as ladder.layer_launches counts it)."""
-    calls = d["launch_costs"]["calls"]
-    configs = d.get("in_step", {}).get(d["launch_costs"]["step"], {}).get("configs", d["configs"])
-    return sum(c["per"] == "layer" for c in calls.values()) + int("attention" in calls and configs["attention"][1] > 1)
+    """The dependent launches a layer of the cost step makes: the launches its profiled timeline names
+    (ladder.layer_launches: attention's merge too where the slots are split); in a result without the timeline of
+    that step, its calls a layer."""
+    x, lc = d.get("timeline"), d["launch_costs"]
+    if x and x["step"] == lc["step"]:
+        return len(x["launches"])
+    return sum(c["per"] == "layer" for c in lc["calls"].values())
 
 
 def _handoff(d: dict[str, Any]) -> dict[str, Any]:
