@@ -246,6 +246,36 @@ def test_launch_costs_and_in_step_tuning_take_the_calls_each_step_makes(setup, s
         assert t["configs"]["attention_o"] == [8, 4, 4]
 
 
+def test_in_step_tuning_tries_every_config_of_the_attention_halfs_projections(setup, monkeypatch):
+    """QKV and the output projection are tried inside the step over every config they were tuned at alone, the
+    down projection and the LM head over their TOP fastest alone; the step's fastest stays, even when it was the
+    slowest alone (step_us, which needs a GPU, stands in: its made-up time favours the largest block)."""
+    from kernelbook.chapters.decode_far import ladder
+
+    *_, bufs, _, _, pk = setup
+    tried: dict[str, set] = {}
+    alone = [(1, 32, 4), (2, 32, 4), (4, 32, 4), (8, 32, 4), (16, 32, 4), (8, 64, 8)]
+
+    def fake_step_us(pk_, bufs_, step_, configs, positions, skip=()):
+        for s, c in configs.items():
+            tried.setdefault(s, set()).add(tuple(c))
+        return 1000.0 - sum(configs[s][0] for s in ("qkv_rope", "o", "down", "lm_head"))
+
+    monkeypatch.setattr(ladder, "step_us", fake_step_us)
+    tuning = {s: {"best": list(CONFIGS[s]), "candidates": [{"config": list(CONFIGS[s]), "us": 1.0}]}
+              for s in fast.SITES}
+    for s in ("qkv_rope", "o", "down", "lm_head"):  # alone, the smaller the block the faster
+        tuning[s] = {"best": list(alone[0]), "candidates": [{"config": list(c), "us": 1.0 + i}
+                                                           for i, c in enumerate(alone)]}
+    t = ladder.tune_in_step(pk, bufs, "pdl", tuning, (5,), split=((4, 4, 4),))
+    for s in ("qkv_rope", "o"):
+        assert len(t["sites"][s]["candidates"]) == len(alone) and tried[s] >= set(alone)
+        assert t["configs"][s] == [16, 32, 4]  # the slowest alone, the fastest in the step
+    for s in ("down", "lm_head"):
+        assert [tuple(c["config"]) for c in t["sites"][s]["candidates"]] == alone[:ladder.TOP]
+        assert t["configs"][s] == list(alone[ladder.TOP - 1])
+
+
 def test_wait_cost_times_the_step_both_ways_in_turn(setup, monkeypatch):
     """wait_cost times the step as built and without its waits in alternating order (step_us, which needs a GPU,
     stands in with made-up times); a step launched without PDL has no wait to leave out."""

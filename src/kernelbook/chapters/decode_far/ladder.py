@@ -144,7 +144,10 @@ CONFIGS_OF = {"greedy": "pdl"}  # a step that takes another's configs: it only a
 COSTS_STEP = "swiglu_ring"  # the fastest checked step: launch_costs, wait_cost, layer_fit and timeline take it apart
 # what they launch, in the order retuned (each step retunes the sites it launches: fast.fused_calls)
 STEP_SITES = ("attention", "attention_o", "qkv_rope", "o", "swiglu", "swiglu_ring", "down", "lm_head")
-TOP = 4  # a matvec site's configs tried again inside the step: its fastest alone
+TOP = 4  # the down projection's and the LM head's configs tried again inside the step: their fastest alone
+# the sites whose every candidate is tried inside the step: a short launch of the attention half shares the GPU
+# with the launches starting after it, so its time alone ranks its configs poorly there
+EVERY = ("attention", "attention_o", "swiglu_ring", "qkv_rope", "o")
 FINALISTS, FINAL_ROUNDS = 3, 2  # a site's fastest candidates in the step, each timed FINAL_ROUNDS times more
 BACK_TO_BACK = 10  # replays per timing in step_us, as a generation loop runs them
 
@@ -192,20 +195,20 @@ def step_us(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, tuple[
 def tune_in_step(pk: fast.Packed, bufs: Buffers, step: str, tuning: dict[str, Any], positions: tuple[int, ...],
                  split: tuple = SPLIT, top: int = TOP, fold: tuple = FOLD) -> dict[str, Any]:
     """The fused step's configs chosen by the whole step's time, one site at a time, attention first: each of the
-    site's candidates (attention: every config in `split`, attention_o every config in `fold`, swiglu_ring every
-    config it was tuned at alone; a matvec site: its `top` fastest alone) is captured in the step with every other
-    site at its current choice and the step is replayed back to back at `positions`; the fastest stays. Alone, a
-    launch is timed after a finished one; in the step (with PDL above all) its neighbours start while it runs, so
-    the fastest launch alone need not be the fastest in the chain. The ring is what it does while the kernels ahead
-    run: alone, a deep ring only costs the time to fill it, so all of its configs are tried in the step. The
+    site's candidates (attention: every config in `split`, attention_o every config in `fold`, swiglu_ring, qkv_rope
+    and o every config they were tuned at alone (EVERY); down and the LM head: their `top` fastest alone) is captured
+    in the step with every other site at its current choice and the step is replayed back to back at `positions`;
+    the fastest stays. Alone, a launch is timed after a finished one; in the step (with PDL above all) its neighbours
+    start while it runs, so the fastest launch alone need not be the fastest in the chain. The ring is what it does
+    while the kernels ahead run: alone, a deep ring only costs the time to fill it. The
     FINALISTS fastest are timed FINAL_ROUNDS times more, in turn, and the lowest median of those stays: step
     times vary by a few µs between captures, and the single fastest timing of many is often a lucky one."""
     chosen = {s: tuple(t["best"]) for s, t in tuning.items()}
     sites = {}
     for site in (s for s in STEP_SITES if s in fast.fused_calls(step) and s in tuning):  # tuned where it runs
         alone = sorted(tuning[site]["candidates"], key=lambda c: c["us"])
-        own = {"attention": split, "attention_o": fold, "swiglu_ring": [tuple(c["config"]) for c in alone]}
-        cands = own[site] if site in own else [tuple(c["config"]) for c in alone[:top]]
+        own = {"attention": split, "attention_o": fold}
+        cands = own.get(site, [tuple(c["config"]) for c in (alone if site in EVERY else alone[:top])])
         rows = [{"config": list(c), "step_us": step_us(pk, bufs, step, {**chosen, site: c}, positions)}
                 for c in cands]
         final = sorted(rows, key=lambda r: r["step_us"])[:FINALISTS]  # timed again, in turn: one timing each
