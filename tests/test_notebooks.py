@@ -49,3 +49,15 @@ def test_prose_cells_hold_the_pages_sentences_with_the_stored_numbers(stem):
 def test_a_code_include_in_the_prose_is_expanded():
     out = notebooks.prose("fusing-by-hand", 0)
     assert "--8<--" not in out and "def add_rmsnorm_ref(" in out
+
+
+def test_a_figure_caption_reads_as_one_italic_paragraph_in_the_notebook():
+    page = (paths.root() / "docs" / "machine.md").read_text()
+    assert "{ .kb-caption }" in page  # the page styles its caption with attr_list ...
+    stretches, _ = notebooks.parts(page)
+    i = next(i for i, s in enumerate(stretches) if "{ .kb-caption }" in s)
+    out = notebooks.prose("machine", i)
+    assert "kb-caption" not in out  # ... which a notebook's Markdown would print as text
+    caption = next(line for line in out.splitlines() if line.startswith("*"))
+    assert caption.endswith("*") and "roofline" in caption and "{{" not in caption
+    assert notebooks.CAPTION.sub("", "a line\n\nplain text\n") == "a line\n\nplain text\n"  # no caption, no change

@@ -24,7 +24,5 @@ b.set_ylabel("time, ms (median, range over rounds)")
 for ax in (a, b):
     ax.tick_params(axis="x", labelsize=7)
 fig.tight_layout()
-caption = ("Left, the bytes each version moved per element (dashed: what one fused kernel must move); right, its "
-           "time, median and range over rounds (hatched: still noisy when the rounds stopped)")
-print(page.figure(fig, caption, caption=True))
+print(page.figure(fig, "Bytes moved per element and time, per version"))
 print(page.provenance(r))

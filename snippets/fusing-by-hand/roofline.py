@@ -26,7 +26,5 @@ ax.set_xlabel("arithmetic intensity (FLOP per byte moved)")
 ax.set_ylabel("achieved TFLOP/s")
 ax.legend(fontsize=7, loc="upper left")
 ax.grid(True, which="both", alpha=0.3)
-caption = (f"Each version on the {page.machine_label(r)}'s roofline (same-run copy, bf16 matmul): its FLOP per byte "
-           "moved against the TFLOP/s it reached")
-print(page.figure(fig, caption, caption=True))
+print(page.figure(fig, f"Roofline of the {page.machine_label(r)} with each version"))
 print(page.provenance(r))

@@ -21,7 +21,5 @@ ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte)")
 ax.set_ylabel("attainable TFLOP/s")
 ax.legend(loc="lower right", fontsize=8)
 ax.grid(True, which="both", alpha=0.3)
-caption = (f"The {page.machine_label(r)}'s roofline from its measured ceilings: attainable TFLOP/s against FLOP per "
-           "byte, the ridge dotted")
-print(page.figure(fig, caption, caption=True))
+print(page.figure(fig, f"Roofline of the {page.machine_label(r)}"))
 print(page.provenance(r))
