@@ -24,5 +24,5 @@ b.set_ylabel("time, ms (median, range over rounds)")
 for ax in (a, b):
     ax.tick_params(axis="x", labelsize=7)
 fig.tight_layout()
-print(page.figure(fig, "Bytes moved per element and time, per version"))
+print(page.figure(fig, "Bytes and time per version"))
 print(page.provenance(r))

@@ -22,7 +22,7 @@ INCLUDE = re.compile(r'^--8<-- "([^":]+)(?::([\w-]+))?"$', re.M)
 PAGE_LINK = re.compile(r"\]\((?!https?:|#|/|\.\./)([\w-]+\.md(?:#[\w-]*)?)\)")  # a link to a sibling page
 TITLE = re.compile(r"^# (.+)$", re.M)
 # a figure's caption on a page: its paragraph, then `{ .kb-caption }` (attr_list), which a notebook would print
-CAPTION = re.compile(r"(^|\n\n)((?:[^\n]+\n)+)\{ \.kb-caption \}[ \t]*$", re.M)
+CAPTION = re.compile(r"^((?:[^\n]+\n)+)\{ \.kb-caption \}[ \t]*$", re.M)
 NOT_CHAPTERS = {"index", "claims", "takeaways", "machines", "stability"}  # summaries of the chapters, not chapters
 PROSE_TAG = "kb-prose"
 
@@ -74,7 +74,7 @@ def prose(page: str, part: int, machine: str | None = None) -> str:
     out = macros.render(parts(text)[0][part], macros.chapter_of(page), machine)
     out = PAGE_LINK.sub(r"](../\1)", out)  # the notebooks sit one folder below the pages
     out = out.replace("](#", f"](../{page}.md#")  # a heading of the page: on the page
-    out = CAPTION.sub(lambda m: m.group(1) + "*" + " ".join(m.group(2).split()) + "*", out)  # in italics instead
+    out = CAPTION.sub(lambda m: "*" + " ".join(m.group(1).split()) + "*", out)  # in italics instead
     return INCLUDE.sub(lambda m: _section(m.group(1), m.group(2)), out).strip("\n")
 
 
