@@ -24,8 +24,9 @@ from kernelbook.decode.model import TINY, build_model
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 STEPS = 4
 # attention_o: 32 rows a block, which 48 and 112 rows do not fill evenly, and 4 slots a block, so that it walks
-# several blocks of slots
-CONFIGS = {**{s: (8, 32, 4) for s in fast.SITES}, "attention": (4, 4, 4), "attention_o": (32, 4, 4)}
+# several blocks of slots; o_few: 16 rows a block, which 48 and 112 rows do not fill evenly either
+CONFIGS = {**{s: (8, 32, 4) for s in fast.SITES}, "attention": (4, 4, 4), "attention_o": (32, 4, 4),
+           "o_few": (16, 32, 4)}
 # other Qwen2-family shapes for the fused steps: (q heads, kv heads, hidden) gives head sizes 16, 64 and 128, GQA
 # groups 1, 3 and 7, head counts that are not powers of two, hidden and intermediate sizes that are not (and that
 # attention_o's row blocks do not divide), and untied embeddings
@@ -110,6 +111,30 @@ def test_fused_step_leaves_out_the_calls_it_is_told_to(setup, monkeypatch):
     assert fast.fused_calls("pdl") == ("qkv_rope", "attention", "o", "swiglu", "down", "lm_head")
     assert fast.fused_calls("swiglu_ring") == ("qkv_rope", "attention", "o", "swiglu_ring", "down", "lm_head")
     assert fast.fused_calls("attention_o") == ("qkv_rope", "attention_o", "swiglu_ring", "down", "lm_head")
+    assert fast.fused_calls("few_o") == fast.fused_calls("swiglu_ring")  # the same calls, o at another config
+    assert fast.step_sites("few_o") == ("qkv_rope", "attention", "o_few", "swiglu_ring", "down", "lm_head")
+    assert fast.step_sites("swiglu_ring") == fast.fused_calls("swiglu_ring")
+
+
+def test_the_few_programs_step_gives_the_output_projection_its_own_config(setup, monkeypatch):
+    """With `few`, the output projection's matvec runs at configs["o_few"], without at configs["o"]; the down
+    projection and the logits keep theirs either way."""
+    *_, bufs, _, _, pk = setup
+    seen: list[tuple[tuple[int, ...], tuple[int, ...]]] = []  # (weight shape, config) per matvec launch
+    real = fast.matvec
+
+    def matvec(x, w, *args, **kw):
+        seen.append((tuple(w.shape), kw["config"]))
+        return real(x, w, *args, **kw)
+
+    monkeypatch.setattr(fast, "matvec", matvec)
+    o_shape = tuple(pk.layers[0].w_o.shape)
+    configs = {**CONFIGS, "o": (4, 32, 4), "o_few": (16, 32, 4)}
+    for few, want in ((False, (4, 32, 4)), (True, (16, 32, 4))):
+        seen.clear()
+        fast.fused_step(pk, bufs, configs, pdl=False, few=few)()
+        assert [c for shape, c in seen if shape == o_shape] == [want] * len(pk.layers), few
+        assert [c for shape, c in seen if shape != o_shape] == [configs["down"]] * len(pk.layers) + [configs["lm_head"]]
 
 
 def test_the_ring_runs_only_where_gluon_can(setup, monkeypatch):
@@ -146,8 +171,9 @@ def test_pack_stacks_weights_and_points_at_the_cache(setup):
 
 
 def test_steps_are_cumulative_and_labelled():
-    assert set(fast.LABELS) == set(fast.STEPS) and len(fast.STEPS) == 10
-    assert fast.STEPS[-3:] == ("greedy", "swiglu_ring", "attention_o") and fast.STEPS[0] == "own"
+    assert set(fast.LABELS) == set(fast.STEPS) and len(fast.STEPS) == 11
+    assert fast.STEPS[-4:] == ("greedy", "swiglu_ring", "few_o", "attention_o") and fast.STEPS[0] == "own"
+    assert set(fast.FEW) <= set(fast.RINGED) - set(fast.FOLDED)  # folded, there is no output projection of its own
     assert set(fast.RINGED) == set(fast.STEPS[fast.STEPS.index("swiglu_ring"):])  # the steps after keep the ring
     assert fast.STEPS[-len(fast.FUSED):] == fast.FUSED and set(fast.ADVANCES) <= set(fast.FUSED)
 
@@ -175,7 +201,7 @@ def test_far_dry_run_on_the_tiny_model():
     from kernelbook.chapters.decode_far.ladder import measure as far
 
     data = far(TINY, min_rounds=1, wide=((8, 32, 4), (4, 64, 4)), deep=((4, 64, 4),), split=((16, 4, 4), (16, 1, 4)),
-               fold=((16, 16, 4), (32, 4, 4)))
+               fold=((16, 16, 4), (32, 4, 4)), few=((16, 32, 4), (32, 32, 4)))
     assert not data["build_errors"], data["build_errors"]
     assert data["all_passed"], str({n: (c["rel_err_max"], c["nonfinite"]) for n, c in data["teacher_forced"].items()})
     assert data["names"] == ["cuda_graph", *fast.STEPS]
@@ -190,17 +216,18 @@ def test_far_dry_run_on_the_tiny_model():
             assert list(t["sites"]) == ["attention_o", "qkv_rope", swiglu, "down", "lm_head"]
             assert len(t["sites"]["attention_o"]["candidates"]) == 2
         else:
-            assert list(t["sites"]) == ["attention", "qkv_rope", "o", swiglu, "down", "lm_head"]
-            assert len(t["sites"]["attention"]["candidates"]) == 2 and len(t["sites"]["o"]["candidates"]) == 2
+            o = "o_few" if step in fast.FEW else "o"
+            assert list(t["sites"]) == ["attention", "qkv_rope", o, swiglu, "down", "lm_head"]
+            assert len(t["sites"]["attention"]["candidates"]) == 2 and len(t["sites"][o]["candidates"]) == 2
         assert all(c["step_us"] > 0 for s in t["sites"].values() for c in s["candidates"])
-    assert list(data["in_step"]) == ["matvec_fusions", "pdl", "swiglu_ring", "attention_o"]
+    assert list(data["in_step"]) == ["matvec_fusions", "pdl", "swiglu_ring", "few_o", "attention_o"]
     chk = data["ring_check"]  # the tiny model is fp32: the ring does not run
     assert chk is None
     assert list(data["launch_costs"]["calls"]) == list(fast.fused_calls(data["launch_costs"]["step"]))
     assert data["layer_fit"]["layers"] == [0, 1, 2] and all(v > 0 for t in data["layer_fit"]["us"] for v in t)
     tl = data["timeline"]  # one layer of the cost step, profiled after the timings
-    assert tl["step"] == data["launch_costs"]["step"] == "swiglu_ring" and tl["layers"] == 2
-    assert tuple(tl["launches"]) == layer_launches("swiglu_ring", data["in_step"]["swiglu_ring"]["configs"])
+    assert tl["step"] == data["launch_costs"]["step"] == "few_o" and tl["layers"] == 2
+    assert tuple(tl["launches"]) == layer_launches("few_o", data["in_step"]["few_o"]["configs"])
     ends = [statistics.median(v) for v in tl["end_us"]]
     assert ends == sorted(ends) and ends[0] > 0  # each launch waits for the one ahead: the ends come in order
     assert all(r["launch_ordered"] and r["barrier_ordered"] for r in data["handoff"]["rows"])
@@ -241,7 +268,7 @@ def test_launch_costs_and_in_step_tuning_take_the_calls_each_step_makes(setup, s
     tuning = {s: {"best": list(CONFIGS[s]), "candidates": [{"config": list(CONFIGS[s]), "us": 1.0}]}
               for s in fast.SITES}
     t = ladder.tune_in_step(pk, bufs, step, tuning, (5,), split=((4, 4, 4),), fold=((32, 4, 4), (8, 4, 4)))
-    assert set(t["sites"]) == {s for s in ladder.STEP_SITES if s in made}
+    assert set(t["sites"]) == {s for s in ladder.STEP_SITES if s in fast.step_sites(step)}
     if step in fast.FOLDED:  # the fake step is fastest with the smaller attention_o config
         assert t["configs"]["attention_o"] == [8, 4, 4]
 

@@ -16,6 +16,8 @@ greedy            the argmax, the next token's id and its position inside the gr
                   only replays it
 swiglu_ring       SwiGLU's gate/up projection on a persistent grid whose programs stream their weights through
                   rings of shared memory, the first blocks copied before the wait (kernels/swiglu_ring.py)
+few_o             the output projection in a few programs of many rows each: one wave that leaves the SMs room, so
+                  the ring's programs are resident, copying their first blocks, while attention still runs
 attention_o       attention inside the output projection: each program computes one head's attention and its
                   share of W_o's rows, the last one of a row block adds the heads up, so four launches a layer
 
@@ -44,11 +46,12 @@ from kernelbook.kernels.swiglu import swiglu_triton
 from kernelbook.kernels.swiglu_ring import ring_supported, swiglu_ring
 
 STEPS = ("own", "fused_proj", "filled_attention", "fused_kernels", "matvec", "matvec_fusions", "pdl", "greedy",
-         "swiglu_ring", "attention_o")
-FUSED = ("matvec_fusions", "pdl", "greedy", "swiglu_ring", "attention_o")  # the steps fused_step builds
-ADVANCES = ("greedy", "swiglu_ring", "attention_o")  # the steps that write their own next input (bufs.ids, bufs.pos)
+         "swiglu_ring", "few_o", "attention_o")
+FUSED = ("matvec_fusions", "pdl", "greedy", "swiglu_ring", "few_o", "attention_o")  # the steps fused_step builds
+ADVANCES = ("greedy", "swiglu_ring", "few_o", "attention_o")  # the steps that write their next input (ids, pos)
 FOLDED = ("attention_o",)  # the steps that launch attention inside the output projection
-RINGED = ("swiglu_ring", "attention_o")  # the steps whose SwiGLU streams through shared memory (where it can)
+RINGED = ("swiglu_ring", "few_o", "attention_o")  # the steps whose SwiGLU streams through shared memory (where it can)
+FEW = ("few_o",)  # the steps whose output projection takes the o_few site's config (a few programs of many rows)
 LABELS = {
     "own": "own PyTorch step",
     "fused_proj": "+ fused QKV, gate/up",
@@ -59,14 +62,17 @@ LABELS = {
     "pdl": "+ programmatic dependent launch",
     "greedy": "+ argmax and next inputs in the graph",
     "swiglu_ring": "+ SwiGLU weights through shared memory",
+    "few_o": "+ output projection in a few programs",
     "attention_o": "+ attention inside the output projection",
 }
 # the launches a step makes, by site; the tuner picks a config for each: (block, block_k, warps) for a matvec,
 # (slots per block, splits, warps) for attention, (rows per block, slots per block, warps) for attention_o,
-# (pairs per block, blocks in flight, warps) for swiglu_ring
+# (pairs per block, blocks in flight, warps) for swiglu_ring; o_few is the output projection's matvec in the steps
+# of FEW, tuned over blocks of many rows (ladder.FEW_ROWS)
 DEFAULTS = {**{s: (8, 512, 4) for s in ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu")},
-            "attention": (32, 16, 4), "attention_o": (64, 32, 8), "swiglu_ring": (4, 4, 4)}
-SITES = ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu", "swiglu_ring", "attention", "attention_o")
+            "attention": (32, 16, 4), "attention_o": (64, 32, 8), "swiglu_ring": (4, 4, 4), "o_few": (32, 512, 8)}
+SITES = ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu", "swiglu_ring", "attention", "attention_o",
+         "o_few")
 # fused_step's calls, in order: a step makes attention and o, or attention_o in their place, and swiglu or
 # swiglu_ring (fused_calls)
 FUSED_CALLS = ("qkv_rope", "attention", "o", "attention_o", "swiglu", "swiglu_ring", "down", "lm_head")
@@ -82,6 +88,12 @@ def calls_made(fold: bool, ring: bool = False) -> tuple[str, ...]:
 def fused_calls(step: str) -> tuple[str, ...]:
     """The calls of FUSED_CALLS that the fused step `step` makes, in order."""
     return calls_made(step in FOLDED, step in RINGED)
+
+
+def step_sites(step: str) -> tuple[str, ...]:
+    """The sites whose configs the fused step `step` reads, one per call in order: a call's own name, but o_few for
+    the output projection of the steps in FEW."""
+    return tuple("o_few" if c == "o" and step in FEW else c for c in fused_calls(step))
 
 
 @dataclass
@@ -213,13 +225,15 @@ def ring_runs(pk: Packed) -> bool:
 
 # --8<-- [start:fused_step]
 def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int]], pdl: bool | str,
-               skip: tuple[str, ...] = (), greedy: bool = False, fold: bool = False, ring: bool = False
-               ) -> Callable[[], torch.Tensor]:
+               skip: tuple[str, ...] = (), greedy: bool = False, fold: bool = False, ring: bool = False,
+               few: bool = False) -> Callable[[], torch.Tensor]:
     """Five calls a layer, every buffer allocated once: QKV+RoPE+cache write, attention (one launch, or two when
     its slots are split), o + residual, gate/up+SwiGLU, down + residual; then the output projection with the final
     norm and, with `greedy`, the argmax written into bufs.ids and bufs.pos advanced. With `fold`, attention and o
     are one call, attention_o: four a layer. With `ring`, SwiGLU is swiglu_ring's persistent launch where the GPU
-    runs it (bf16 on Hopper), matvec_pair's kernel at configs["swiglu"] elsewhere. The calls named in `skip`
+    runs it (bf16 on Hopper), matvec_pair's kernel at configs["swiglu"] elsewhere. With `few`, the output
+    projection takes configs["o_few"] instead of configs["o"]: the same kernel in fewer, larger programs. The calls
+    named in `skip`
     (FUSED_CALLS) are left out, to time what each costs; the logits are then wrong."""
     dev, dt = pk.embed.device, pk.embed.dtype
     hidden, nq = pk.embed.shape[1], pk.q_heads * pk.head_dim
@@ -242,7 +256,7 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
                                         pdl=pdl),
         "attention": lambda lw: decode_attention(q, lw.k_cache, lw.v_cache, bufs.pos, out=att,
                                                  config=configs["attention"], work=work, pdl=pdl),
-        "o": lambda lw: matvec(att, lw.w_o, residual=h, config=configs["o"], pdl=pdl),
+        "o": lambda lw: matvec(att, lw.w_o, residual=h, config=configs["o_few" if few else "o"], pdl=pdl),
         "attention_o": lambda lw: attention_o(q, lw.k_cache, lw.v_cache, bufs.pos, lw.w_o, h,
                                               config=configs["attention_o"], work=fold_work, pdl=pdl),
         "swiglu": pair,
@@ -277,7 +291,8 @@ def make_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int
     assert wait or pdl, f"{step} launches nothing under PDL: no wait to leave out"
     if step in FUSED:
         return fused_step(pk, bufs, configs or DEFAULTS, pdl=pdl if wait else NO_WAIT, skip=skip,
-                          greedy=advance and step in ADVANCES, fold=step in FOLDED, ring=step in RINGED)
+                          greedy=advance and step in ADVANCES, fold=step in FOLDED, ring=step in RINGED,
+                          few=step in FEW)
     assert not skip, "only the fused steps leave calls out"
     return torch_step(pk, bufs, step, configs)
 

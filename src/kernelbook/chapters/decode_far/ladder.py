@@ -54,6 +54,9 @@ SPLIT = ((8, 64, 2), (16, 32, 2), (16, 32, 4), (32, 16, 4), (64, 8, 4), (64, 1, 
 FOLD = tuple((n, s, w) for n in (32, 64, 128) for s in (16, 32, 64) for w in (4, 8))
 # swiglu_ring: (pairs per block, blocks in flight, warps); tune keeps the rings that fit RING_SMEM at the model's K
 RING = tuple((b, n, w) for b in (2, 4, 8) for n in (2, 4, 8) for w in (4, 8))
+# o_few (the output projection in the steps of fast.FEW): blocks of many rows, so a few programs (at the model's
+# 1536 rows, 96 to 24), each of which reads most of its rows after the wait
+FEW_ROWS = tuple((b, k, w) for b in (16, 32, 64) for k in (512, 1024) for w in (4, 8, 16))
 TUNE_POS = 63  # the attention site is timed at 64 filled slots (or every slot of a smaller cache)
 TUNE_REP_MS = 40
 LOOP_STEPS = 40
@@ -91,6 +94,7 @@ def site_launches(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> tupl
     calls = {
         "qkv": lambda lw: matvec(x, lw.w_qkv, lw.b_qkv, config=cfg),
         "o": lambda lw: matvec(att, lw.w_o, residual=res, config=cfg),
+        "o_few": lambda lw: matvec(att, lw.w_o, residual=res, config=cfg),
         "gate_up": lambda lw: matvec(x, lw.w_gate_up, config=cfg),
         "down": lambda lw: matvec(act, lw.w_down, residual=res, config=cfg),
         "qkv_rope": lambda lw: qkv_rope(x, lw.w_qkv, lw.b_qkv, lw.ln1, pk.cos, pk.sin, pos, kc, vc, pk.q_heads,
@@ -100,7 +104,7 @@ def site_launches(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> tupl
     }
     if site == "lm_head":
         return [lambda: matvec(x, pk.lm_head, norm_weight=pk.norm, eps=eps, config=cfg)] * 4, pk.lm_head.nbytes
-    w = {"qkv": "w_qkv", "qkv_rope": "w_qkv", "o": "w_o", "gate_up": "w_gate_up", "swiglu": "w_gate_up",
+    w = {"qkv": "w_qkv", "qkv_rope": "w_qkv", "o": "w_o", "o_few": "w_o", "gate_up": "w_gate_up", "swiglu": "w_gate_up",
          "swiglu_ring": "w_gate_up", "down": "w_down"}[site]
     return [(lambda lw=lw: calls[site](lw)) for lw in pk.layers], getattr(pk.layers[0], w).nbytes
 
@@ -122,13 +126,13 @@ def time_site(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> dict[str
 
 
 def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple = SPLIT, fold: tuple = FOLD,
-         ring: tuple = RING) -> dict[str, Any]:
+         ring: tuple = RING, few: tuple = FEW_ROWS) -> dict[str, Any]:
     """Every candidate config of every site; the fastest is the site's config. swiglu_ring is tuned only where
     it runs (fast.ring_runs): elsewhere its steps launch matvec_pair's SwiGLU."""
     out: dict[str, Any] = {}
     inter, hidden = pk.layers[0].w_gate_up.shape[0] // 2, pk.embed.shape[1]
     for site in (s for s in fast.SITES if s != "swiglu_ring" or fast.ring_runs(pk)):
-        own = {"down": deep, "attention": split, "attention_o": fold, "swiglu_ring": ring}.get(site, wide)
+        own = {"down": deep, "attention": split, "attention_o": fold, "swiglu_ring": ring, "o_few": few}.get(site, wide)
         cands = [c for c in own if (site != "qkv_rope" or (pk.head_dim // 2) % c[0] == 0)  # pairs stay in a head
                  and (site != "swiglu_ring" or (inter % c[0] == 0 and fits(c, hidden) and layout_fits(c, hidden)))]
         t0 = time.perf_counter()
@@ -139,15 +143,16 @@ def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple =
     return out
 
 
-IN_STEP = ("matvec_fusions", "pdl", "swiglu_ring", "attention_o")  # the steps whose configs are chosen again inside
+# the steps whose configs are chosen again inside
+IN_STEP = ("matvec_fusions", "pdl", "swiglu_ring", "few_o", "attention_o")
 CONFIGS_OF = {"greedy": "pdl"}  # a step that takes another's configs: it only adds a launch after the last one
-COSTS_STEP = "swiglu_ring"  # the fastest checked step: launch_costs, wait_cost, layer_fit and timeline take it apart
-# what they launch, in the order retuned (each step retunes the sites it launches: fast.fused_calls)
-STEP_SITES = ("attention", "attention_o", "qkv_rope", "o", "swiglu", "swiglu_ring", "down", "lm_head")
+COSTS_STEP = "few_o"  # the fastest checked step: launch_costs, wait_cost, layer_fit and timeline take it apart
+# what they launch, in the order retuned (each step retunes the sites it reads: fast.step_sites)
+STEP_SITES = ("attention", "attention_o", "qkv_rope", "o", "o_few", "swiglu", "swiglu_ring", "down", "lm_head")
 TOP = 4  # the down projection's and the LM head's configs tried again inside the step: their fastest alone
 # the sites whose every candidate is tried inside the step: a short launch of the attention half shares the GPU
 # with the launches starting after it, so its time alone ranks its configs poorly there
-EVERY = ("attention", "attention_o", "swiglu_ring", "qkv_rope", "o")
+EVERY = ("attention", "attention_o", "swiglu_ring", "qkv_rope", "o", "o_few")
 FINALISTS, FINAL_ROUNDS = 3, 2  # a site's fastest candidates in the step, each timed FINAL_ROUNDS times more
 BACK_TO_BACK = 10  # replays per timing in step_us, as a generation loop runs them
 
@@ -205,7 +210,7 @@ def tune_in_step(pk: fast.Packed, bufs: Buffers, step: str, tuning: dict[str, An
     times vary by a few µs between captures, and the single fastest timing of many is often a lucky one."""
     chosen = {s: tuple(t["best"]) for s, t in tuning.items()}
     sites = {}
-    for site in (s for s in STEP_SITES if s in fast.fused_calls(step) and s in tuning):  # tuned where it runs
+    for site in (s for s in STEP_SITES if s in fast.step_sites(step) and s in tuning):  # tuned where it runs
         alone = sorted(tuning[site]["candidates"], key=lambda c: c["us"])
         own = {"attention": split, "attention_o": fold}
         cands = own.get(site, [tuple(c["config"]) for c in (alone if site in EVERY else alone[:top])])
@@ -475,7 +480,8 @@ def graph_variant(model: torch.nn.Module, cache: Any, bufs: Buffers, prompt: tor
 
 
 def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_rounds: int = MIN_ROUNDS,
-            wide: tuple = WIDE, deep: tuple = DEEP, split: tuple = SPLIT, fold: tuple = FOLD) -> dict[str, Any]:
+            wide: tuple = WIDE, deep: tuple = DEEP, split: tuple = SPLIT, fold: tuple = FOLD,
+            few: tuple = FEW_ROWS) -> dict[str, Any]:
     """The experiment. Its arguments exist for a dry run on a small model; the stored result uses the defaults."""
     dev = torch.device(device)
     copy = copy_bandwidth()
@@ -488,7 +494,7 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
     prefill(model, cache, prompt)  # creates the cache tensors that pack() points at
     pk = fast.pack(model, cache)
     t0 = time.perf_counter()
-    tuning = tune(pk, wide, deep, split, fold)
+    tuning = tune(pk, wide, deep, split, fold, few=few)
     configs = {s: tuple(t["best"]) for s, t in tuning.items()}
     positions = tune_positions(pk, prompt.shape[1])
     in_step = {n: tune_in_step(pk, bufs, n, tuning, positions, split, fold=fold) for n in IN_STEP}
