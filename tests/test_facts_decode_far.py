@@ -533,6 +533,66 @@ def test_a_ring_step_that_fell_back_is_no_ring(data):
     assert not f.has_ring and not f.ring_checked and f.ring_alone_us is None
 
 
+def _with_few(data, saved_ms=(0.012, 0.008)):
+    """The fixture with the ring step and then few_o: each round `saved_ms` faster than the ring (round by round),
+    o_few tuned inside it over blocks of 16 to 64 rows and kept at (16, 512, 16); the ring's step kept o at
+    (2, 2048, 8)."""
+    d = _with_ring(data)["far_data"]
+    d["steps"].append("few_o")
+    d["names"].append("few_o")
+    d["labels"]["few_o"] = "+ output projection in a few programs"
+    for r, s in zip(d["rounds"], saved_ms, strict=True):
+        g = r["variants"]["swiglu_ring"]
+        r["variants"]["few_o"] = {**g, "step_ms": g["step_ms"] - s, "step_ms_min": g["step_ms_min"] - s}
+    d["profiles"]["few_o"] = dict(d["profiles"]["swiglu_ring"])
+    d["teacher_forced"]["few_o"] = dict(d["teacher_forced"]["swiglu_ring"])
+    d["tuning"]["o_few"] = {**d["tuning"]["o"], "best": [32, 512, 8]}
+    d["in_step"]["swiglu_ring"]["configs"] = {**d["in_step"]["swiglu_ring"]["configs"], "o": [2, 2048, 8]}
+    cands = [{"config": [b, 512, 16], "step_us": 900.0 + b} for b in (16, 32, 64)]
+    d["in_step"]["few_o"] = {"configs": {**d["in_step"]["swiglu_ring"]["configs"], "o_few": [16, 512, 16]},
+                             "sites": {"o_few": {"alone": [32, 512, 8], "best": [16, 512, 16], "step_us": 916.0,
+                                                 "candidates": cands}}}
+    return data
+
+
+def test_without_a_few_programs_step_its_facts_are_empty(data):
+    f = _facts(_with_ring(data))
+    assert (f.has_few, f.few_ms, f.few_verdict, f.few_rows, f.few_is_best) == (False, None, "missing", None, False)
+
+
+def test_the_few_programs_step_reads_against_the_ring_step_pair_by_pair(data):
+    f = _facts(_with_few(data))
+    d = data["far_data"]
+    ring = statistics.median(r["variants"]["swiglu_ring"]["step_ms"] for r in d["rounds"])
+    few = statistics.median(r["variants"]["few_o"]["step_ms"] for r in d["rounds"])
+    assert f.has_few and f.few_before_label == "SwiGLU weights through shared memory"
+    assert (f.few_ms, f.few_before_ms) == (pytest.approx(few), pytest.approx(ring))
+    assert f.few_floor_share == pytest.approx(d["floor_ms"] / few)
+    assert f.few_verdict == "faster" and (f.few_faster_rounds, f.few_rounds_n) == (2, 2)
+    assert f.few_saved_us == pytest.approx(10.0)  # the median of 12 and 8 µs
+    assert f.few_saved_low_us == pytest.approx(8.0) and f.few_saved_high_us == pytest.approx(12.0)
+    # W_o is 1536 x 1536: blocks of 16 rows are 96 programs, the ring step's blocks of 2 rows 768
+    assert (f.few_rows, f.few_programs, f.few_before_rows, f.few_before_programs) == (16, 96, 2, 768)
+    assert (f.few_candidates, f.few_rows_low, f.few_rows_high) == (3, 16, 64)
+    assert (f.o_rows_low, f.o_rows_high) == (4, 16)  # the fixture's configs of the site o
+    assert f.few_is_best and f.best_label == "output projection in a few programs"
+
+
+@pytest.mark.parametrize("saved, verdict", [((0.012, 0.008), "faster"), ((-0.012, -0.001), "slower"),
+                                            ((0.01, -0.01), "level")])
+def test_the_few_programs_step_holds_only_where_the_interval_excludes_zero(data, saved, verdict):
+    f = _facts(_with_few(data, saved))
+    assert f.few_verdict == verdict
+    assert (f.few_saved_low_us <= 0 <= f.few_saved_high_us) == (verdict == "level")
+    if verdict != "level":  # level, the two medians tie: which is "best" is not this test's question
+        assert f.few_is_best == (verdict == "faster")
+
+
+def test_a_few_programs_step_with_no_o_few_tuned_is_not_reported(data):
+    del _with_few(data)["far_data"]["tuning"]["o_few"]
+    assert not _facts(data).has_few
+
+
 def test_the_layer_timeline(data):
     f = _facts(data)
     d = data["far_data"]

@@ -9,6 +9,7 @@ None (a dash on the page) and `complete` False.
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -16,6 +17,7 @@ from typing import Any, Literal
 from kernelbook import page
 from kernelbook.chapters.decode_far import report as far
 from kernelbook.decode import report as decode_report
+from kernelbook.stats import CONFIDENCE, paired
 
 LAPTOP = decode_report.LAPTOP
 GOAL_MS = far.GOAL_MS
@@ -41,6 +43,7 @@ RETUNED = ("matvec_fusions", "pdl")  # the fused steps whose sites are tuned aga
 Goal = Literal["met", "over", "failed", "missing"]  # failed: timed but wrong; missing: not built or not timed
 Shrank = Literal["as_the_floor", "less", "not"]
 Ordering = Literal["faster", "slower", "mixed", "missing"]  # one step against another in every round, or not
+Paired = Literal["faster", "slower", "level", "missing"]  # the interval of a median saving: above, below or across 0
 Side = Literal["within", "over", "under"]  # where a time's bytes at the copy bandwidth fall against its interval
 
 
@@ -361,6 +364,30 @@ class Facts:
     ring_outputs: int | None
     ring_abs_max: float | None
     ring_finite: bool  # no output NaN or infinite (the output is poisoned before the kernel runs)
+    # the output projection in a few programs (ladder step few_o, the step after the ring)
+    has_few: bool  # the step and the one before it were timed, and the o_few site was tuned
+    few_ms: float | None  # the step, synchronised around every step (median over the rounds)
+    few_before_ms: float | None
+    few_before_label: str
+    few_floor_share: float | None
+    few_before_floor_share: float | None
+    few_verdict: Paired  # against the step before, round by round: the interval of the median saving (stats.paired)
+    few_saved_us: float | None  # the median of the rounds' savings (the step before less this one), µs
+    few_saved_low_us: float | None  # its interval at few_confidence
+    few_saved_high_us: float | None
+    few_confidence: float
+    few_faster_rounds: int  # rounds in which it was faster, of few_rounds_n
+    few_rounds_n: int
+    few_rows: int | None  # rows a program of the output projection, chosen inside this step
+    few_programs: int | None
+    few_before_rows: int | None  # the same in the step before
+    few_before_programs: int | None
+    few_candidates: int | None  # the configs tried inside the step
+    few_rows_low: int | None  # the fewest and the most rows a block among them
+    few_rows_high: int | None
+    o_rows_low: int | None  # the same among the output projection's configs in the steps before (site o)
+    o_rows_high: int | None
+    few_is_best: bool  # the fastest step that passed its check
     retune_pdl_label: str
     retune_pdl_alone_us: float | None
     retune_pdl_us: float | None
@@ -690,6 +717,39 @@ def _ring(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
         ring_finite=bool(rows) and all(r["nonfinite"] == 0 for r in rows))
 
 
+def _few(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    x = by.get("few_o")
+    p = x and x["prev"] and by.get(x["prev"])
+    site = d.get("in_step", {}).get("few_o", {}).get("sites", {}).get("o_few")
+    if not (x and p and site and "o_few" in d["tuning"]):
+        return dict(has_few=False, few_ms=None, few_before_ms=None, few_before_label="", few_floor_share=None,
+                    few_before_floor_share=None, few_verdict="missing", few_saved_us=None, few_saved_low_us=None,
+                    few_saved_high_us=None, few_confidence=CONFIDENCE, few_faster_rounds=0, few_rounds_n=0,
+                    few_rows=None, few_programs=None, few_before_rows=None, few_before_programs=None,
+                    few_candidates=None, few_rows_low=None, few_rows_high=None, o_rows_low=None, o_rows_high=None,
+                    few_is_best=False)
+    both = [r["variants"] for r in d["rounds"] if "few_o" in r["variants"] and p["name"] in r["variants"]]
+    cmp = paired([v["few_o"]["step_ms"] for v in both], [v[p["name"]]["step_ms"] for v in both]) if both else None
+    verdict: Paired = "missing" if not cmp else {"ahead": "faster", "behind": "slower", "level": "level"}[
+        cmp["verdict"]]
+    rows = math.isqrt(d["tuning"]["o"]["bytes"] // 2)  # W_o is (hidden, heads x head size) = (hidden, hidden), 2 B
+    before = d.get("in_step", {}).get(p["name"], {}).get("configs", {}).get("o")
+    best = far.best_passed(d)
+    return dict(
+        has_few=True, few_ms=x["step_ms"], few_before_ms=p["step_ms"], few_before_label=_strip(d["labels"][p["name"]]),
+        few_floor_share=x["floor_share"], few_before_floor_share=p["floor_share"], few_verdict=verdict,
+        few_saved_us=cmp and -1e3 * cmp["median"], few_saved_low_us=cmp and -1e3 * cmp["high"],
+        few_saved_high_us=cmp and -1e3 * cmp["low"], few_confidence=CONFIDENCE,
+        few_faster_rounds=cmp["faster"] if cmp else 0, few_rounds_n=cmp["n"] if cmp else 0, few_rows=site["best"][0],
+        few_programs=-(-rows // site["best"][0]), few_before_rows=before and before[0],
+        few_before_programs=before and -(-rows // before[0]), few_candidates=len(site["candidates"]),
+        few_rows_low=min(c["config"][0] for c in site["candidates"]),
+        few_rows_high=max(c["config"][0] for c in site["candidates"]),
+        o_rows_low=min(c["config"][0] for c in d["tuning"]["o"]["candidates"]),
+        o_rows_high=max(c["config"][0] for c in d["tuning"]["o"]["candidates"]),
+        few_is_best=bool(best and best["name"] == "few_o"))
+
+
 def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[str, Any], launch: dict[str, Any],
               gpu: str) -> Facts:
     """far_data: decode_far.ladder; six: decode.six_ways on the same machine; laptop_six: the article's
@@ -752,7 +812,7 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
                   for n in (d["baseline"], *d["steps"])},
         **_checks(d, s, six), **_savings(rows, launch), **_matvec(d, by), **_plain(d, g["over_ms"]), **_pdl(d, by),
         **_alone(d, by), **_tables(d), **_waits(d, by), **_fit(d, g["floor_share_needed"]),
-        **_timeline(d), **_handoff(d), **_ring(d, by))
+        **_timeline(d), **_handoff(d), **_ring(d, by), **_few(d, by))
 
 
 def facts(machine: str | None = None) -> Facts:

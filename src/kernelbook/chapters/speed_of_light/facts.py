@@ -22,17 +22,15 @@ No sentence is written here: the page's Markdown reads these fields and branches
 
 from __future__ import annotations
 
-import functools
-import random
 import statistics
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from kernelbook import page
+from kernelbook.stats import CONFIDENCE, paired
 
 GOAL_SHARE = 0.98  # the issue's goal, not a measurement
 BIG_BYTES = 64 << 20  # a shape counts for the goal from this many bytes moved
-CONFIDENCE, RESAMPLES = 0.95, 4000  # the bootstrap interval of a paired median difference
 # an sm_90 SM's register file, 65,536 32-bit registers, handed to warps in units of 256 (the CUDA occupancy
 # calculator's figures for compute capability 9.0; architecture, not measurement)
 REGS_PER_SM, REG_UNIT = 65536, 256
@@ -74,24 +72,6 @@ def shape_text(shape: dict[str, Any]) -> str:
 
 def big(shape: dict[str, Any]) -> bool:
     return shape["bytes"] >= BIG_BYTES
-
-
-def paired(ours: list[float], rival: list[float]) -> dict[str, Any]:
-    """ours minus rival, placement by placement: the median difference (ms), its bootstrap interval at CONFIDENCE
-    (RESAMPLES resamples, seeded, so a page reads the same on every build), how many placements ours was faster on,
-    and the verdict: 'ahead' if the interval lies below zero, 'behind' if above, else 'level'."""
-    return dict(_paired(tuple(ours), tuple(rival)))
-
-
-@functools.lru_cache(maxsize=256)  # the page asks for the same pairs many times; each costs RESAMPLES medians
-def _paired(ours: tuple[float, ...], rival: tuple[float, ...]) -> dict[str, Any]:
-    d = [a - b for a, b in zip(ours, rival, strict=True)]
-    rng = random.Random(0)
-    meds = sorted(statistics.median(rng.choices(d, k=len(d))) for _ in range(RESAMPLES))
-    tail = int((1 - CONFIDENCE) / 2 * RESAMPLES)
-    low, high = meds[tail], meds[-1 - tail]
-    return {"median": statistics.median(d), "low": low, "high": high, "faster": sum(x < 0 for x in d), "n": len(d),
-            "verdict": "ahead" if high < 0 else "behind" if low > 0 else "level"}
 
 
 def against(shape: dict[str, Any], others: tuple[str, ...]) -> dict[str, dict[str, Any]]:
