@@ -17,25 +17,14 @@ from kernelbook.kernels import swiglu_ring as sr
 from kernelbook.kernels.matvec_pair import swiglu_pair
 
 
-@pytest.mark.parametrize("inter, grid, block_p", [(8960, 528, 4), (8960, 264, 8), (8960, 132, 2), (100, 3, 8),
-                                                  (7, 3, 4), (3, 8, 1), (1, 1, 4)])
-def test_every_pair_is_walked_once_in_order_and_shares_differ_by_one_pair(inter, grid, block_p):
-    walks = sr.ring_pairs(inter, grid, block_p)
-    flat = [p for w in walks for blk in w for p in blk]
-    assert flat == list(range(inter))  # every pair once, program after program, each in order
-    assert all(0 < len(blk) <= block_p for w in walks for blk in w)  # only a program's last block is cut short
-    assert all(len(blk) == block_p for w in walks for blk in w[:-1])
-    sizes = [sum(len(blk) for blk in w) for w in walks]
-    assert max(sizes) - min(sizes) <= 1  # no program takes more than one pair more than another
-
-
-def test_whole_blocks_dealt_in_turn_would_leave_a_block_more():
-    """Why the shares are of pairs: at the model's 8960 pairs, 528 programs and blocks of 4, dealing whole blocks
-    in turn leaves 128 programs a fifth block, 20 pairs against 16; shares of pairs leave 17 against 16."""
-    blocks = [len(range(pid, 8960 // 4, 528)) * 4 for pid in range(528)]
-    assert (max(blocks), min(blocks)) == (20, 16)
-    shares = [sum(len(b) for b in w) for w in sr.ring_pairs(8960, 528, 4)]
-    assert (max(shares), min(shares)) == (17, 16)
+@pytest.mark.parametrize("n_blocks, grid", [(2240, 264), (2240, 132), (7, 3), (3, 8), (1, 1)])
+def test_every_block_is_walked_once_in_order(n_blocks, grid):
+    walks = sr.ring_blocks(n_blocks, grid)
+    flat = sorted(b for w in walks for b in w)
+    assert flat == list(range(n_blocks))
+    assert all(w == sorted(w) for w in walks)
+    sizes = [len(w) for w in walks]
+    assert max(sizes) - min(sizes) <= 1  # no program takes more than one block more than another
 
 
 def test_the_grid_is_what_shared_memory_holds():
@@ -97,7 +86,7 @@ from kernelbook.kernels import swiglu_ring as sr
 out = []
 for block_p, nbuf, warps, k, inter, pdl in json.loads(sys.argv[1]):
     kc = sr.chunk(k)
-    sig = {"x_ptr": "*bf16", "w_ptr": "*bf16", "g_ptr": "*bf16", "out_ptr": "*bf16", "eps": "fp32",
+    sig = {"x_ptr": "*bf16", "w_ptr": "*bf16", "g_ptr": "*bf16", "out_ptr": "*bf16", "eps": "fp32", "n_blocks": "i32",
            **dict.fromkeys(("K", "INTER", "BLOCK_P", "KC", "NBUF", "L", "PDL"), "constexpr")}
     consts = {"K": k, "INTER": inter, "BLOCK_P": block_p, "KC": kc, "NBUF": nbuf, "L": sr.layout(block_p, kc, warps),
               "PDL": pdl}
@@ -145,8 +134,8 @@ def test_without_pdl_it_never_waits(compiled):
 @pytest.mark.parametrize("config", [(4, 4, 4), (4, 8, 4), (2, 8, 4)])
 @pytest.mark.parametrize("k, inter", [(1536, 8960), (896, 4864), (192, 100)])
 def test_it_matches_matvec_pair_on_the_gpu(config, k, inter):
-    if not sr.layout_fits(config, k):
-        pytest.skip("a copy must be 4 B or more")
+    if inter % config[0] or not sr.layout_fits(config, k):
+        pytest.skip("the block must divide the intermediate size, and a copy be 4 B or more")
     g = torch.Generator(device="cuda").manual_seed(0)
     x = torch.randn(k, device="cuda", generator=g).bfloat16()
     w = (0.02 * torch.randn(2 * inter, k, device="cuda", generator=g)).bfloat16()

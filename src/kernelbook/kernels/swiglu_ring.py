@@ -4,13 +4,11 @@ program a ring of whole blocks of weights kept in flight.
 matvec_pair's SwiGLU loads its weights into registers before it waits for the kernel ahead (programmatic dependent
 launch), so what a program can hold in flight is bounded by its registers, and only the programs that are resident
 by then get to start. Here each SM runs the few programs whose rings fit RING_SMEM, for the whole launch. A program
-owns an equal share of the I pairs (gate rows and up rows of the stacked weight [W_gate; W_up], all K columns), one
-contiguous range that differs from any other program's by at most one pair, walks it in blocks of BLOCK_P pairs (the
-last one cut short) and keeps NBUF blocks in shared memory at once, with cp.async: it issues the first NBUF before
-the wait, and the block NBUF on as soon as it has used one. So up to RING_SMEM of the layer's weights an SM can be
-on their way before the kernels ahead (attention and the output projection) have finished, and the stream never
-drains between blocks. (Whole blocks dealt out in turn would leave some programs a whole block more than others,
-and the launch ends with its longest program.)
+owns blocks pid, pid + G, ... of BLOCK_P pairs (gate rows and up rows of the stacked weight [W_gate; W_up], all K
+columns) and keeps NBUF of them in shared memory at once, with cp.async: it issues the first NBUF before the wait,
+and the block NBUF on as soon as it has used one. So up to RING_SMEM of the layer's weights an SM can be on their
+way before the kernels ahead (attention and the output projection) have finished, and the stream never drains
+between blocks.
 
 The norm weight is loaded before the wait too. After it, x is read once (one trip to L2: its sum of squares and its
 normalised chunks come from the same registers), normalised and held in registers, K // KC chunks. The arithmetic
@@ -35,7 +33,7 @@ from triton.experimental.gluon.language.nvidia.ampere import async_copy as cp
 from kernelbook.kernels.matvec import launch_options
 from kernelbook.kernels.matvec_pair import swiglu_pair_ref
 
-__all__ = ["DEFAULT", "RING_SMEM", "chunk", "fits", "layout_fits", "programs", "ring_bytes", "ring_pairs",
+__all__ = ["DEFAULT", "RING_SMEM", "chunk", "fits", "layout_fits", "programs", "ring_blocks", "ring_bytes",
            "ring_supported", "swiglu_pair_ref", "swiglu_ring"]
 
 _load_async = getattr(cp, "async_load", None) or cp.async_copy_global_to_shared  # renamed after Triton 3.6
@@ -54,14 +52,13 @@ def _gdc_launch_dependents():
 
 # --8<-- [start:kernel]
 @gluon.jit
-def _issue(gs, us, w_ptr, j, lo, hi, rows, cols, K: gl.constexpr, INTER: gl.constexpr,
+def _issue(gs, us, w_ptr, j, my_blocks, pid, G, rows, cols, K: gl.constexpr, INTER: gl.constexpr,
            BLOCK_P: gl.constexpr, KC: gl.constexpr, NCH: gl.constexpr, NBUF: gl.constexpr, L: gl.constexpr):
     """Start copying this program's j-th block (gate rows and up rows, (BLOCK_P, K) each) into ring slot j % NBUF,
-    NCH chunks of (BLOCK_P, KC), as one cp.async group; rows at or past the program's end `hi` are not copied, so
-    past its last block the group is empty."""
-    r = lo + j * BLOCK_P + rows  # (BLOCK_P,) gate rows; the up rows are INTER further on
+    NCH chunks of (BLOCK_P, KC), as one cp.async group; past the program's last block the group is empty."""
+    r = (pid + j * G) * BLOCK_P + rows  # (BLOCK_P,) gate rows; the up rows are INTER further on
     p = w_ptr + r.to(gl.int64)[:, None] * K + cols[None, :]  # (BLOCK_P, KC), 2 B a weight
-    live = (gl.zeros([BLOCK_P, KC], gl.int32, L) + r[:, None]) < hi
+    live = (gl.zeros([BLOCK_P, KC], gl.int32, L) + j) < my_blocks  # one value for the whole tile
     for ch in gl.static_range(NCH):
         _load_async(gs.index((j % NBUF) * NCH + ch), p + ch * KC, mask=live)
         _load_async(us.index((j % NBUF) * NCH + ch), p + ch * KC + INTER * K, mask=live)
@@ -76,15 +73,13 @@ def _x_norm(x, g, rstd):
 
 
 @gluon.jit
-def _swiglu_ring_kernel(x_ptr, w_ptr, g_ptr, out_ptr, eps, K: gl.constexpr, INTER: gl.constexpr,
+def _swiglu_ring_kernel(x_ptr, w_ptr, g_ptr, out_ptr, eps, n_blocks, K: gl.constexpr, INTER: gl.constexpr,
                         BLOCK_P: gl.constexpr, KC: gl.constexpr, NBUF: gl.constexpr, L: gl.constexpr,
                         PDL: gl.constexpr):
     NCH: gl.constexpr = K // KC
     pid = gl.program_id(0)
     G = gl.num_programs(0)
-    lo = pid * INTER // G  # this program's pairs: lo .. hi - 1, I // G or one more
-    hi = (pid + 1) * INTER // G
-    my_blocks = (hi - lo + BLOCK_P - 1) // BLOCK_P
+    my_blocks = (n_blocks - pid + G - 1) // G  # blocks pid, pid + G, ... below n_blocks
     rows = gl.arange(0, BLOCK_P, layout=gl.SliceLayout(1, L))
     cols = gl.arange(0, KC, layout=gl.SliceLayout(0, L))
     S: gl.constexpr = gl.SwizzledSharedLayout(8, 1, 1, [1, 0])
@@ -93,7 +88,7 @@ def _swiglu_ring_kernel(x_ptr, w_ptr, g_ptr, out_ptr, eps, K: gl.constexpr, INTE
     if PDL:
         _gdc_launch_dependents()
     for j in gl.static_range(NBUF):  # weights first: nothing writes them
-        _issue(gs, us, w_ptr, j, lo, hi, rows, cols, K, INTER, BLOCK_P, KC, NCH, NBUF, L)
+        _issue(gs, us, w_ptr, j, my_blocks, pid, G, rows, cols, K, INTER, BLOCK_P, KC, NCH, NBUF, L)
     gw = ()
     for ch in gl.static_range(NCH):  # nor the norm weight: (K,) in NCH chunks
         gw = gw + (gl.load(g_ptr + ch * KC + cols).to(gl.float32),)
@@ -117,12 +112,11 @@ def _swiglu_ring_kernel(x_ptr, w_ptr, g_ptr, out_ptr, eps, K: gl.constexpr, INTE
         for ch in gl.static_range(NCH):
             acc_g += gs.index(s + ch).load(L).to(gl.float32) * xs[ch]
             acc_u += us.index(s + ch).load(L).to(gl.float32) * xs[ch]
-        _issue(gs, us, w_ptr, j + NBUF, lo, hi, rows, cols, K, INTER, BLOCK_P, KC, NCH, NBUF, L)
+        _issue(gs, us, w_ptr, j + NBUF, my_blocks, pid, G, rows, cols, K, INTER, BLOCK_P, KC, NCH, NBUF, L)
         y1 = gl.sum(acc_g, axis=1).to(gl.bfloat16).to(gl.float32)  # (BLOCK_P,) each projection rounded
         y2 = gl.sum(acc_u, axis=1).to(gl.bfloat16).to(gl.float32)
         silu = gl.div_rn(y1, 1.0 + gl.exp(-y1)).to(gl.bfloat16).to(gl.float32)
-        r = lo + j * BLOCK_P + rows
-        gl.store(out_ptr + r, (silu * y2).to(gl.bfloat16), mask=r < hi)  # 2 B an output
+        gl.store(out_ptr + (pid + j * G) * BLOCK_P + rows, (silu * y2).to(gl.bfloat16))  # 2 B an output
     cp.wait_group(0)
 # --8<-- [end:kernel]
 
@@ -159,10 +153,9 @@ def programs(k: int, config: tuple[int, int, int], sms: int) -> int:
     return sms * min(MAX_PER_SM, RING_SMEM // ring)
 
 
-def ring_pairs(inter: int, grid: int, block_p: int) -> list[list[range]]:
-    """The blocks of pairs each program walks, in order (the kernel's schedule, for the tests)."""
-    spans = [(pid * inter // grid, (pid + 1) * inter // grid) for pid in range(grid)]
-    return [[range(b, min(b + block_p, hi)) for b in range(lo, hi, block_p)] for lo, hi in spans]
+def ring_blocks(n_blocks: int, grid: int) -> list[list[int]]:
+    """The blocks each program walks, in order (the kernel's schedule, for the tests)."""
+    return [list(range(pid, n_blocks, grid)) for pid in range(grid)]
 
 
 def _split(block_p: int, kc: int, warps: int) -> tuple[int, int, int]:
@@ -204,14 +197,15 @@ def swiglu_ring(x: torch.Tensor, w_gate_up: torch.Tensor, norm_weight: torch.Ten
     assert ring_supported(x.device), "the ring needs a Hopper GPU: use matvec_pair.swiglu_pair elsewhere"
     assert x.numel() == k and x.is_contiguous() and w_gate_up.is_contiguous() and x.dtype == torch.bfloat16
     assert norm_weight.numel() == k and norm_weight.dtype == w_gate_up.dtype == x.dtype
+    assert inter % block_p == 0, f"BLOCK_P {block_p} must divide the intermediate size {inter}"
     assert layout_fits(config, k), f"{config} has no layout at K = {k}: a copy would be under 4 B"
     out = torch.empty(inter, device=x.device, dtype=x.dtype) if out is None else out
     assert out.numel() == inter and out.is_contiguous()
-    sms = torch.cuda.get_device_properties(x.device).multi_processor_count
-    grid = min(-(-inter // block_p), programs(k, config, sms))  # no program without a block
+    n_blocks = inter // block_p
+    grid = min(n_blocks, programs(k, config, torch.cuda.get_device_properties(x.device).multi_processor_count))
     flag, extra = launch_options(pdl, x.device)
     kc = chunk(k)
-    _swiglu_ring_kernel[(grid,)](x, w_gate_up, norm_weight, out, eps, K=k, INTER=inter, BLOCK_P=block_p,
+    _swiglu_ring_kernel[(grid,)](x, w_gate_up, norm_weight, out, eps, n_blocks, K=k, INTER=inter, BLOCK_P=block_p,
                                  KC=kc, NBUF=nbuf, L=layout(block_p, kc, warps), PDL=flag, num_warps=warps, **extra)
     return out
 # --8<-- [end:wrapper]

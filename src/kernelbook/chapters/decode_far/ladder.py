@@ -130,11 +130,11 @@ def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple =
     """Every candidate config of every site; the fastest is the site's config. swiglu_ring is tuned only where
     it runs (fast.ring_runs): elsewhere its steps launch matvec_pair's SwiGLU."""
     out: dict[str, Any] = {}
-    hidden = pk.embed.shape[1]
+    inter, hidden = pk.layers[0].w_gate_up.shape[0] // 2, pk.embed.shape[1]
     for site in (s for s in fast.SITES if s != "swiglu_ring" or fast.ring_runs(pk)):
         own = {"down": deep, "attention": split, "attention_o": fold, "swiglu_ring": ring, "o_few": few}.get(site, wide)
         cands = [c for c in own if (site != "qkv_rope" or (pk.head_dim // 2) % c[0] == 0)  # pairs stay in a head
-                 and (site != "swiglu_ring" or (fits(c, hidden) and layout_fits(c, hidden)))]
+                 and (site != "swiglu_ring" or (inter % c[0] == 0 and fits(c, hidden) and layout_fits(c, hidden)))]
         t0 = time.perf_counter()
         rows = [time_site(pk, site, c) for c in cands]
         best = min(rows, key=lambda r: r["us"])
@@ -423,7 +423,7 @@ def ring_check(pk: fast.Packed, ring_config: tuple[int, int, int], pair_config: 
     sms = torch.cuda.get_device_properties(dev).multi_processor_count
     return {"config": list(ring_config), "pair_config": list(pair_config), "outputs": int(ref.numel()), "rows": rows,
             "ring_bytes": ring_bytes(ring_config, hidden), "sms": sms,
-            "programs": min(-(-int(ref.numel()) // ring_config[0]), programs(hidden, ring_config, sms))}
+            "programs": min(int(ref.numel()) // ring_config[0], programs(hidden, ring_config, sms))}
 # --8<-- [end:ring_check]
 
 
