@@ -573,6 +573,7 @@ def test_the_few_programs_step_reads_against_the_ring_step_pair_by_pair(data):
     assert f.few_saved_low_us == pytest.approx(8.0) and f.few_saved_high_us == pytest.approx(12.0)
     # W_o is 1536 x 1536: blocks of 16 rows are 96 programs, the ring step's blocks of 2 rows 768
     assert (f.few_rows, f.few_programs, f.few_before_rows, f.few_before_programs) == (16, 96, 2, 768)
+    assert f.few_before_known
     assert (f.few_candidates, f.few_rows_low, f.few_rows_high) == (3, 16, 64)
     assert (f.o_rows_low, f.o_rows_high) == (4, 16)  # the fixture's configs of the site o
     assert f.few_is_best and f.best_label == "output projection in a few programs"
@@ -586,6 +587,12 @@ def test_the_few_programs_step_holds_only_where_the_interval_excludes_zero(data,
     assert (f.few_saved_low_us <= 0 <= f.few_saved_high_us) == (verdict == "level")
     if verdict != "level":  # level, the two medians tie: which is "best" is not this test's question
         assert f.few_is_best == (verdict == "faster")
+
+
+def test_without_the_ring_steps_in_step_configs_its_output_projection_is_not_named(data):
+    del _with_few(data)["far_data"]["in_step"]["swiglu_ring"]
+    f = _facts(data)
+    assert f.has_few and not f.few_before_known and (f.few_before_rows, f.few_before_programs) == (None, None)
 
 
 def test_a_few_programs_step_with_no_o_few_tuned_is_not_reported(data):

@@ -380,6 +380,7 @@ class Facts:
     few_rounds_n: int
     few_rows: int | None  # rows a program of the output projection, chosen inside this step
     few_programs: int | None
+    few_before_known: bool  # the step before was tuned inside itself, so its output projection's config is stored
     few_before_rows: int | None  # the same in the step before
     few_before_programs: int | None
     few_candidates: int | None  # the configs tried inside the step
@@ -725,7 +726,8 @@ def _few(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
         return dict(has_few=False, few_ms=None, few_before_ms=None, few_before_label="", few_floor_share=None,
                     few_before_floor_share=None, few_verdict="missing", few_saved_us=None, few_saved_low_us=None,
                     few_saved_high_us=None, few_confidence=CONFIDENCE, few_faster_rounds=0, few_rounds_n=0,
-                    few_rows=None, few_programs=None, few_before_rows=None, few_before_programs=None,
+                    few_rows=None, few_programs=None, few_before_known=False, few_before_rows=None,
+                    few_before_programs=None,
                     few_candidates=None, few_rows_low=None, few_rows_high=None, o_rows_low=None, o_rows_high=None,
                     few_is_best=False)
     both = [r["variants"] for r in d["rounds"] if "few_o" in r["variants"] and p["name"] in r["variants"]]
@@ -741,7 +743,8 @@ def _few(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
         few_saved_us=cmp and -1e3 * cmp["median"], few_saved_low_us=cmp and -1e3 * cmp["high"],
         few_saved_high_us=cmp and -1e3 * cmp["low"], few_confidence=CONFIDENCE,
         few_faster_rounds=cmp["faster"] if cmp else 0, few_rounds_n=cmp["n"] if cmp else 0, few_rows=site["best"][0],
-        few_programs=-(-rows // site["best"][0]), few_before_rows=before and before[0],
+        few_programs=-(-rows // site["best"][0]), few_before_known=before is not None,
+        few_before_rows=before and before[0],
         few_before_programs=before and -(-rows // before[0]), few_candidates=len(site["candidates"]),
         few_rows_low=min(c["config"][0] for c in site["candidates"]),
         few_rows_high=max(c["config"][0] for c in site["candidates"]),
