@@ -20,7 +20,7 @@ for i, s in enumerate(rows):
     right = s["step_ms"] + max(s["saved_ms"] or 0.0, 0.0)
     ax.text(right, i, note, va="center", fontsize=7.5)
 ax.axvline(d["floor_ms"], ls="--", c="k", lw=1, label=f"bandwidth floor {page.num(d['floor_ms'], 3)} ms")
-ax.axvline(goal_ms, ls=":", c="C3", lw=1, label=f"goal {page.num(goal_ms, 1)} ms")
+ax.axvline(goal_ms, ls=":", c="C3", lw=1, label=f"goal {page.num(goal_ms, 2)} ms")
 labels = [s["label"] + ("" if s["passed"] else " (failed check)") for s in rows]
 ax.set_yticks(range(len(rows)), labels, fontsize=8)
 ax.invert_yaxis()
