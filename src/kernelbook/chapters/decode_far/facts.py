@@ -27,6 +27,7 @@ BYTES_NEGLIGIBLE = 0.2  # attention's time "is not its bytes" when they take und
 LABELS = {  # what each site's launch computes (decode/fast.py); the tables name a site added later by its key
     "qkv": "q, k, v projection + bias",
     "o": "output projection + residual",
+    "o_few": "output projection + residual, in blocks of many rows (few programs)",
     "gate_up": "gate and up projection",
     "down": "down projection + residual",
     "lm_head": "final RMSNorm + logits (tied embedding)",
