@@ -461,18 +461,24 @@ def test_a_split_attention_is_two_launches_of_a_layer(data):
     assert _facts(data).layer_launches == 5
 
 
+def _add_step(d, name, label, after, saved_ms):
+    """A step `name` appended to the ladder's data `d`, timed in each round `saved_ms` faster than `after`, with
+    `after`'s profile and check."""
+    d["steps"].append(name)
+    d["names"].append(name)
+    d["labels"][name] = label
+    for r, s in zip(d["rounds"], saved_ms, strict=True):
+        g = r["variants"][after]
+        r["variants"][name] = {**g, "step_ms": g["step_ms"] - s, "step_ms_min": g["step_ms_min"] - s}
+    d["profiles"][name] = dict(d["profiles"][after])
+    d["teacher_forced"][name] = dict(d["teacher_forced"][after])
+    return d
+
+
 def _with_ring(data, saved_ms=(0.02, 0.018), differ=(0, 0, 0), nonfinite=0):
     """The fixture with a ring step after greedy: each round `saved_ms` faster than greedy (round by round), tuned
     at (4, 4, 4), two programs an SM, checked at three seeds with `differ` outputs differing."""
-    d = data["far_data"]
-    d["steps"].append("swiglu_ring")
-    d["names"].append("swiglu_ring")
-    d["labels"]["swiglu_ring"] = "+ SwiGLU weights through shared memory"
-    for r, s in zip(d["rounds"], saved_ms, strict=True):
-        g = r["variants"]["greedy"]
-        r["variants"]["swiglu_ring"] = {**g, "step_ms": g["step_ms"] - s, "step_ms_min": g["step_ms_min"] - s}
-    d["profiles"]["swiglu_ring"] = dict(d["profiles"]["greedy"])
-    d["teacher_forced"]["swiglu_ring"] = dict(d["teacher_forced"]["greedy"])
+    d = _add_step(data["far_data"], "swiglu_ring", "+ SwiGLU weights through shared memory", "greedy", saved_ms)
     d["tuning"]["swiglu_ring"] = {**d["tuning"]["swiglu"], "best": [4, 4, 4], "us": 14.3}
     d["in_step"]["swiglu_ring"] = {**d["in_step"]["pdl"],
                                    "configs": {**d["in_step"]["pdl"]["configs"], "swiglu_ring": [4, 4, 4]}}
@@ -537,15 +543,8 @@ def _with_few(data, saved_ms=(0.012, 0.008)):
     """The fixture with the ring step and then few_o: each round `saved_ms` faster than the ring (round by round),
     o_few tuned inside it over blocks of 16 to 64 rows and kept at (16, 512, 16); the ring's step kept o at
     (2, 2048, 8)."""
-    d = _with_ring(data)["far_data"]
-    d["steps"].append("few_o")
-    d["names"].append("few_o")
-    d["labels"]["few_o"] = "+ output projection in a few programs"
-    for r, s in zip(d["rounds"], saved_ms, strict=True):
-        g = r["variants"]["swiglu_ring"]
-        r["variants"]["few_o"] = {**g, "step_ms": g["step_ms"] - s, "step_ms_min": g["step_ms_min"] - s}
-    d["profiles"]["few_o"] = dict(d["profiles"]["swiglu_ring"])
-    d["teacher_forced"]["few_o"] = dict(d["teacher_forced"]["swiglu_ring"])
+    d = _add_step(_with_ring(data)["far_data"], "few_o", "+ output projection in a few programs", "swiglu_ring",
+                  saved_ms)
     d["tuning"]["o_few"] = {**d["tuning"]["o"], "best": [32, 512, 8]}
     d["in_step"]["swiglu_ring"]["configs"] = {**d["in_step"]["swiglu_ring"]["configs"], "o": [2, 2048, 8]}
     cands = [{"config": [b, 512, 16], "step_us": 900.0 + b} for b in (16, 32, 64)]
