@@ -90,29 +90,33 @@ def test_fused_step_leaves_out_the_calls_it_is_told_to(setup, monkeypatch):
         real = getattr(fast, name)
         monkeypatch.setattr(fast, name, lambda *a, _f=real, _n=name, **k: (seen.append(_n), _f(*a, **k))[1])
     layers = len(pk.layers)
-    cases = ((False, False, (), None), (False, False, ("attention",), "decode_attention"),
-             (False, False, ("lm_head",), None), (True, False, (), None),
-             (True, False, ("attention_o",), "attention_o"), (True, False, ("down",), None),
-             (False, True, (), None), (False, True, ("swiglu_ring",), "swiglu_pair"),
-             (True, True, ("swiglu_ring",), "swiglu_pair"))
-    for fold, ring, skip, gone in cases:
+    cases = ((False, False, False, (), None), (False, False, False, ("attention",), "decode_attention"),
+             (False, False, False, ("lm_head",), None), (True, False, False, (), None),
+             (True, False, False, ("attention_o",), "attention_o"), (True, False, False, ("down",), None),
+             (False, True, False, (), None), (False, True, False, ("swiglu_ring",), "swiglu_pair"),
+             (True, True, False, ("swiglu_ring",), "swiglu_pair"), (False, True, True, (), None),
+             (False, True, True, ("down_ring",), None), (False, True, True, ("down",), None))
+    for fold, ring, down_ring, skip, gone in cases:
         seen.clear()
-        fast.fused_step(pk, bufs, CONFIGS, pdl=False, skip=skip, fold=fold, ring=ring)()
+        fast.fused_step(pk, bufs, CONFIGS, pdl=False, skip=skip, fold=fold, ring=ring, down_ring=down_ring)()
         # folded, the output projection is no matvec of its own: only down's and the logits' are left; with the
-        # ring on a CPU, SwiGLU is matvec_pair's kernel all the same (Gluon has no interpreter)
+        # rings on a CPU, SwiGLU is matvec_pair's kernel and down matvec all the same (Gluon has no interpreter);
+        # a step makes down or down_ring, so only its own call is left out
+        down_gone = ("down_ring" if down_ring else "down") in skip
         want = {"qkv_rope": layers, "decode_attention": 0 if fold else layers, "attention_o": layers if fold else 0,
                 "swiglu_pair": layers,
-                "matvec": (1 if fold else 2) * layers - layers * ("down" in skip) + ("lm_head" not in skip)}
+                "matvec": (1 if fold else 2) * layers - layers * down_gone + ("lm_head" not in skip)}
         if gone:
             want[gone] = 0
-        assert {n: seen.count(n) for n in want} == want, (fold, ring, skip)
+        assert {n: seen.count(n) for n in want} == want, (fold, ring, down_ring, skip)
     assert fast.FUSED_CALLS == ("qkv_rope", "attention", "o", "attention_o", "swiglu", "swiglu_ring", "down",
-                                "lm_head")
+                                "down_ring", "lm_head")
     assert fast.fused_calls("pdl") == ("qkv_rope", "attention", "o", "swiglu", "down", "lm_head")
     assert fast.fused_calls("swiglu_ring") == ("qkv_rope", "attention", "o", "swiglu_ring", "down", "lm_head")
-    assert fast.fused_calls("attention_o") == ("qkv_rope", "attention_o", "swiglu_ring", "down", "lm_head")
+    assert fast.fused_calls("attention_o") == ("qkv_rope", "attention_o", "swiglu_ring", "down_ring", "lm_head")
     assert fast.fused_calls("few_o") == fast.fused_calls("swiglu_ring")  # the same calls, o at another config
     assert fast.step_sites("few_o") == ("qkv_rope", "attention", "o_few", "swiglu_ring", "down", "lm_head")
+    assert fast.step_sites("down_ring") == ("qkv_rope", "attention", "o_few", "swiglu_ring", "down_ring", "lm_head")
     assert fast.step_sites("swiglu_ring") == fast.fused_calls("swiglu_ring")
 
 
@@ -148,6 +152,30 @@ def test_the_ring_runs_only_where_gluon_can(setup, monkeypatch):
     assert fast.ring_runs(bf16)
 
 
+def test_the_down_ring_runs_only_where_the_ring_runs_and_its_rows_fit(setup, monkeypatch):
+    """With `down_ring`, down is matvec_ring's launch where the rings run (fast.ring_runs) and its config fits the
+    intermediate size (matvec_ring.fits); elsewhere matvec at the plain down site's config."""
+    *_, bufs, _, _, pk = setup
+    seen: list[str] = []
+    real = fast.matvec
+    monkeypatch.setattr(fast, "ring_runs", lambda pk: True)  # as on Hopper; both rings stand in for themselves:
+    monkeypatch.setattr(fast, "swiglu_ring", lambda h, w, g, out, eps, config, pdl: fast.swiglu_pair(
+        h, w, g, out=out, eps=eps, config=config))  # Gluon has no interpreter
+    monkeypatch.setattr(fast, "matvec_ring", lambda x, w, h, config, pdl: (seen.append(("ring", config)),
+                                                                          real(x, w, residual=h))[1])
+    monkeypatch.setattr(fast, "matvec", lambda x, w, *a, **k: (seen.append(("matvec", k["config"])),
+                                                              real(x, w, *a, **k))[1])
+    configs = {**CONFIGS, "swiglu_ring": CONFIGS["swiglu"], "down": (2, 32, 4), "down_ring": (2, 2, 4)}
+    inter = pk.layers[0].w_down.shape[1]
+    assert inter % 256  # TINY's 160: no 16 B copies, so the ring does not fit
+    for fits, want in ((False, ("matvec", (2, 32, 4))), (True, ("ring", (2, 2, 4)))):
+        monkeypatch.setattr(fast, "down_fits", lambda config, k, fits=fits: fits)
+        seen.clear()
+        fast.fused_step(pk, bufs, configs, pdl=False, ring=True, down_ring=True, few=True)()
+        downs = [c for c in seen if c[1] in (configs["down"], configs["down_ring"])]
+        assert downs == [want] * len(pk.layers), fits
+
+
 @pytest.mark.parametrize("step", ("greedy", "attention_o"))
 def test_a_step_built_not_to_advance_stays_at_its_position(setup, step):
     """Tuning and the launch costs replay a step many times at one position: a step that advances its position is
@@ -171,10 +199,12 @@ def test_pack_stacks_weights_and_points_at_the_cache(setup):
 
 
 def test_steps_are_cumulative_and_labelled():
-    assert set(fast.LABELS) == set(fast.STEPS) and len(fast.STEPS) == 11
-    assert fast.STEPS[-4:] == ("greedy", "swiglu_ring", "few_o", "attention_o") and fast.STEPS[0] == "own"
+    assert set(fast.LABELS) == set(fast.STEPS) and len(fast.STEPS) == 12
+    assert fast.STEPS[-5:] == ("greedy", "swiglu_ring", "few_o", "down_ring", "attention_o")
+    assert fast.STEPS[0] == "own"
     assert set(fast.FEW) <= set(fast.RINGED) - set(fast.FOLDED)  # folded, there is no output projection of its own
     assert set(fast.RINGED) == set(fast.STEPS[fast.STEPS.index("swiglu_ring"):])  # the steps after keep the ring
+    assert set(fast.DOWNED) == set(fast.STEPS[fast.STEPS.index("down_ring"):])  # and down's
     assert fast.STEPS[-len(fast.FUSED):] == fast.FUSED and set(fast.ADVANCES) <= set(fast.FUSED)
 
 
@@ -207,27 +237,27 @@ def test_far_dry_run_on_the_tiny_model():
     assert data["names"] == ["cuda_graph", *fast.STEPS]
     assert all(data["rounds"][0]["variants"][n]["step_ms"] > 0 for n in data["names"])
     assert all(data["rounds"][0]["variants"][n]["loop_ms"] > 0 for n in data["names"])
-    assert set(data["configs"]) == set(fast.SITES) - {"swiglu_ring"}  # fp32: no ring to tune
+    assert set(data["configs"]) == set(fast.SITES) - {"swiglu_ring", "down_ring"}  # fp32: no ring to tune
     for step, t in data["in_step"].items():  # every site tuned again inside the whole step
-        assert step in fast.STEPS and set(t["configs"]) == set(fast.SITES) - {"swiglu_ring"}
+        assert step in fast.STEPS and set(t["configs"]) == set(fast.SITES) - {"swiglu_ring", "down_ring"}
         assert t["positions"][0] == data["prompt_len"] < t["positions"][1]  # the first and last timed positions
         swiglu = "swiglu_ring" if step in fast.RINGED else "swiglu"
+        down = [] if step in fast.DOWNED else ["down"]  # the untuned down_ring site's fallback keeps down's config
         if step in fast.FOLDED:
-            assert list(t["sites"]) == ["attention_o", "qkv_rope", swiglu, "down", "lm_head"]
+            assert list(t["sites"]) == ["attention_o", "qkv_rope", swiglu, *down, "lm_head"]
             assert len(t["sites"]["attention_o"]["candidates"]) == 2
         else:
             o = "o_few" if step in fast.FEW else "o"
-            assert list(t["sites"]) == ["attention", "qkv_rope", o, swiglu, "down", "lm_head"]
+            assert list(t["sites"]) == ["attention", "qkv_rope", o, swiglu, *down, "lm_head"]
             assert len(t["sites"]["attention"]["candidates"]) == 2 and len(t["sites"][o]["candidates"]) == 2
         assert all(c["step_us"] > 0 for s in t["sites"].values() for c in s["candidates"])
-    assert list(data["in_step"]) == ["matvec_fusions", "pdl", "swiglu_ring", "few_o", "attention_o"]
-    chk = data["ring_check"]  # the tiny model is fp32: the ring does not run
-    assert chk is None
+    assert list(data["in_step"]) == ["matvec_fusions", "pdl", "swiglu_ring", "few_o", "down_ring", "attention_o"]
+    assert data["ring_check"] is None and data["down_check"] is None  # the tiny model is fp32: no ring runs
     assert list(data["launch_costs"]["calls"]) == list(fast.fused_calls(data["launch_costs"]["step"]))
     assert data["layer_fit"]["layers"] == [0, 1, 2] and all(v > 0 for t in data["layer_fit"]["us"] for v in t)
     tl = data["timeline"]  # one layer of the cost step, profiled after the timings
-    assert tl["step"] == data["launch_costs"]["step"] == "few_o" and tl["layers"] == 2
-    assert tuple(tl["launches"]) == layer_launches("few_o", data["in_step"]["few_o"]["configs"])
+    assert tl["step"] == data["launch_costs"]["step"] == "down_ring" and tl["layers"] == 2
+    assert tuple(tl["launches"]) == layer_launches("down_ring", data["in_step"]["down_ring"]["configs"])
     ends = [statistics.median(v) for v in tl["end_us"]]
     assert ends == sorted(ends) and ends[0] > 0  # each launch waits for the one ahead: the ends come in order
     assert all(r["launch_ordered"] and r["barrier_ordered"] for r in data["handoff"]["rows"])
@@ -390,7 +420,8 @@ def test_layer_launches_follow_the_steps_calls():
     one, split = {"attention": (64, 1, 4)}, {"attention": (16, 32, 4)}
     assert layer_launches("swiglu_ring", one) == ("qkv_rope", "attention", "o", "swiglu_ring", "down")
     assert layer_launches("pdl", split) == ("qkv_rope", "attention", "attention_merge", "o", "swiglu", "down")
-    assert layer_launches("attention_o", split) == ("qkv_rope", "attention_o", "swiglu_ring", "down")
+    assert layer_launches("attention_o", split) == ("qkv_rope", "attention_o", "swiglu_ring", "down_ring")
+    assert layer_launches("down_ring", one) == ("qkv_rope", "attention", "o", "swiglu_ring", "down_ring")
 
 
 def test_in_step_tuning_keeps_the_fastest_finalist_not_the_luckiest_timing(setup, monkeypatch):

@@ -18,6 +18,8 @@ swiglu_ring       SwiGLU's gate/up projection on a persistent grid whose program
                   rings of shared memory, the first blocks copied before the wait (kernels/swiglu_ring.py)
 few_o             the output projection in a few programs of many rows each: one wave that leaves the SMs room, so
                   the ring's programs are resident, copying their first blocks, while attention still runs
+down_ring         the down projection on a persistent grid too, whole rows of W_down in rings of shared memory, the
+                  first ones copied before the wait (kernels/matvec_ring.py)
 attention_o       attention inside the output projection: each program computes one head's attention and its
                   share of W_o's rows, the last one of a row block adds the heads up, so four launches a layer
 
@@ -40,18 +42,21 @@ from kernelbook.kernels.attention_o import workspace as attention_o_workspace
 from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import NO_WAIT, matvec, rmsnorm_ref
 from kernelbook.kernels.matvec_pair import qkv_rope, rotate_ref, swiglu_pair
+from kernelbook.kernels.matvec_ring import fits as down_fits
+from kernelbook.kernels.matvec_ring import matvec_ring
 from kernelbook.kernels.next_token import next_token
 from kernelbook.kernels.next_token import workspace as token_workspace
 from kernelbook.kernels.swiglu import swiglu_triton
 from kernelbook.kernels.swiglu_ring import ring_supported, swiglu_ring
 
 STEPS = ("own", "fused_proj", "filled_attention", "fused_kernels", "matvec", "matvec_fusions", "pdl", "greedy",
-         "swiglu_ring", "few_o", "attention_o")
-FUSED = ("matvec_fusions", "pdl", "greedy", "swiglu_ring", "few_o", "attention_o")  # the steps fused_step builds
-ADVANCES = ("greedy", "swiglu_ring", "few_o", "attention_o")  # the steps that write their next input (ids, pos)
+         "swiglu_ring", "few_o", "down_ring", "attention_o")
+FUSED = ("matvec_fusions", "pdl", "greedy", "swiglu_ring", "few_o", "down_ring", "attention_o")  # fused_step's
+ADVANCES = ("greedy", "swiglu_ring", "few_o", "down_ring", "attention_o")  # steps that write their next input
 FOLDED = ("attention_o",)  # the steps that launch attention inside the output projection
-RINGED = ("swiglu_ring", "few_o", "attention_o")  # the steps whose SwiGLU streams through shared memory (where it can)
-FEW = ("few_o",)  # the steps whose output projection takes the o_few site's config (a few programs of many rows)
+RINGED = ("swiglu_ring", "few_o", "down_ring", "attention_o")  # steps whose SwiGLU streams through shared memory
+FEW = ("few_o", "down_ring")  # the steps whose output projection takes the o_few site's config (a few programs)
+DOWNED = ("down_ring", "attention_o")  # the steps whose down projection streams through shared memory
 LABELS = {
     "own": "own PyTorch step",
     "fused_proj": "+ fused QKV, gate/up",
@@ -63,31 +68,35 @@ LABELS = {
     "greedy": "+ argmax and next inputs in the graph",
     "swiglu_ring": "+ SwiGLU weights through shared memory",
     "few_o": "+ output projection in a few programs",
+    "down_ring": "+ down weights through shared memory",
     "attention_o": "+ attention inside the output projection",
 }
 # the launches a step makes, by site; the tuner picks a config for each: (block, block_k, warps) for a matvec,
 # (slots per block, splits, warps) for attention, (rows per block, slots per block, warps) for attention_o,
-# (pairs per block, blocks in flight, warps) for swiglu_ring; o_few is the output projection's matvec in the steps
+# (pairs per block, blocks in flight, warps) for swiglu_ring, (rows in flight, warps, programs per SM) for
+# down_ring; o_few is the output projection's matvec in the steps
 # of FEW, tuned over blocks of many rows (ladder.FEW_ROWS)
 DEFAULTS = {**{s: (8, 512, 4) for s in ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu")},
-            "attention": (32, 16, 4), "attention_o": (64, 32, 8), "swiglu_ring": (4, 4, 4), "o_few": (32, 512, 8)}
+            "attention": (32, 16, 4), "attention_o": (64, 32, 8), "swiglu_ring": (4, 4, 4), "o_few": (32, 512, 8),
+            "down_ring": (2, 2, 4)}
 SITES = ("qkv", "o", "gate_up", "down", "lm_head", "qkv_rope", "swiglu", "swiglu_ring", "attention", "attention_o",
-         "o_few")
-# fused_step's calls, in order: a step makes attention and o, or attention_o in their place, and swiglu or
-# swiglu_ring (fused_calls)
-FUSED_CALLS = ("qkv_rope", "attention", "o", "attention_o", "swiglu", "swiglu_ring", "down", "lm_head")
+         "o_few", "down_ring")
+# fused_step's calls, in order: a step makes attention and o, or attention_o in their place, swiglu or swiglu_ring,
+# and down or down_ring (fused_calls)
+FUSED_CALLS = ("qkv_rope", "attention", "o", "attention_o", "swiglu", "swiglu_ring", "down", "down_ring", "lm_head")
 
 
-def calls_made(fold: bool, ring: bool = False) -> tuple[str, ...]:
+def calls_made(fold: bool, ring: bool = False, down_ring: bool = False) -> tuple[str, ...]:
     """The calls of FUSED_CALLS that fused_step makes, in order, with attention inside the output projection
-    (fold) or not, and SwiGLU's ring (ring) or matvec_pair's kernel."""
+    (fold) or not, SwiGLU's ring (ring) or matvec_pair's kernel, and down's ring (down_ring) or matvec."""
     gone = (("attention", "o") if fold else ("attention_o",)) + (("swiglu",) if ring else ("swiglu_ring",))
+    gone += ("down",) if down_ring else ("down_ring",)
     return tuple(c for c in FUSED_CALLS if c not in gone)
 
 
 def fused_calls(step: str) -> tuple[str, ...]:
     """The calls of FUSED_CALLS that the fused step `step` makes, in order."""
-    return calls_made(step in FOLDED, step in RINGED)
+    return calls_made(step in FOLDED, step in RINGED, step in DOWNED)
 
 
 def step_sites(step: str) -> tuple[str, ...]:
@@ -226,15 +235,16 @@ def ring_runs(pk: Packed) -> bool:
 # --8<-- [start:fused_step]
 def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int]], pdl: bool | str,
                skip: tuple[str, ...] = (), greedy: bool = False, fold: bool = False, ring: bool = False,
-               few: bool = False) -> Callable[[], torch.Tensor]:
+               few: bool = False, down_ring: bool = False) -> Callable[[], torch.Tensor]:
     """Five calls a layer, every buffer allocated once: QKV+RoPE+cache write, attention (one launch, or two when
     its slots are split), o + residual, gate/up+SwiGLU, down + residual; then the output projection with the final
     norm and, with `greedy`, the argmax written into bufs.ids and bufs.pos advanced. With `fold`, attention and o
     are one call, attention_o: four a layer. With `ring`, SwiGLU is swiglu_ring's persistent launch where the GPU
     runs it (bf16 on Hopper), matvec_pair's kernel at configs["swiglu"] elsewhere. With `few`, the output
-    projection takes configs["o_few"] instead of configs["o"]: the same kernel in fewer, larger programs. The calls
-    named in `skip`
-    (FUSED_CALLS) are left out, to time what each costs; the logits are then wrong."""
+    projection takes configs["o_few"] instead of configs["o"]: the same kernel in fewer, larger programs. With
+    `down_ring`, the down projection is matvec_ring's persistent launch where the GPU runs it (bf16 on Hopper),
+    matvec at configs["down"] elsewhere. The calls named in `skip` (FUSED_CALLS) are left out, to time what each
+    costs; the logits are then wrong."""
     dev, dt = pk.embed.device, pk.embed.dtype
     hidden, nq = pk.embed.shape[1], pk.q_heads * pk.head_dim
     inter = pk.layers[0].w_gate_up.shape[0] // 2
@@ -264,7 +274,10 @@ def fused_step(pk: Packed, bufs: Buffers, configs: dict[str, tuple[int, int, int
                                                config=configs["swiglu_ring"], pdl=pdl)) if ring_runs(pk) else pair,
         "down": lambda lw: matvec(act, lw.w_down, residual=h, config=configs["down"], pdl=pdl),
     }
-    layer = [f for c, f in calls.items() if c in calls_made(fold, ring) and c not in skip]
+    down_runs = ring_runs(pk) and "down_ring" in configs and down_fits(configs["down_ring"], inter)  # else matvec
+    calls["down_ring"] = (lambda lw: matvec_ring(act, lw.w_down, h, config=configs["down_ring"], pdl=pdl)
+                          ) if down_runs else calls["down"]
+    layer = [f for c, f in calls.items() if c in calls_made(fold, ring, down_ring) and c not in skip]
 
     def run() -> torch.Tensor:
         torch.index_select(pk.embed, 0, bufs.ids.view(1), out=h.view(1, -1))
@@ -292,7 +305,7 @@ def make_step(pk: Packed, bufs: Buffers, step: str, configs: dict[str, tuple[int
     if step in FUSED:
         return fused_step(pk, bufs, configs or DEFAULTS, pdl=pdl if wait else NO_WAIT, skip=skip,
                           greedy=advance and step in ADVANCES, fold=step in FOLDED, ring=step in RINGED,
-                          few=step in FEW)
+                          few=step in FEW, down_ring=step in DOWNED)
     assert not skip, "only the fused steps leave calls out"
     return torch_step(pk, bufs, step, configs)
 

@@ -9,7 +9,8 @@ timed; (4) interleaved rounds time each step as the decode chapter does; (5) the
 is timed again with no kernel waiting for the one before (wrong values, the same launches), to say what the waits
 cost, and built over fewer layers, to say what a layer costs and what the step costs once; (6) a chain of empty
 hops says what one hand-off costs on this GPU, as a launch and as a barrier inside one launch; (7) where SwiGLU's ring
-runs (kernels/swiglu_ring.py), it is checked against the kernel it replaces on fresh random inputs.
+runs (kernels/swiglu_ring.py), it and down's (kernels/matvec_ring.py) are checked against the kernels they replace
+on fresh random inputs.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from kernelbook.decode.model import QWEN25_15B, weight_bytes
 from kernelbook.decode.rounds import MIN_ROUNDS, TIMED_STEPS, WARM_STEPS, timed_then_profiled
 from kernelbook.kernels import attention_o as ao
 from kernelbook.kernels import handoff as ho
+from kernelbook.kernels import matvec_ring as mr
 from kernelbook.kernels.decode_attention import decode_attention, workspace
 from kernelbook.kernels.matvec import matvec, pdl_supported
 from kernelbook.kernels.matvec_pair import qkv_rope, swiglu_pair
@@ -57,6 +59,8 @@ RING = tuple((b, n, w) for b in (2, 4, 8) for n in (2, 4, 8) for w in (4, 8))
 # o_few (the output projection in the steps of fast.FEW): blocks of many rows, so a few programs (at the model's
 # 1536 rows, 96 to 24), each of which reads most of its rows after the wait
 FEW_ROWS = tuple((b, k, w) for b in (16, 32, 64) for k in (512, 1024) for w in (4, 8, 16))
+# down_ring: (rows in flight, warps, programs per SM); tune keeps the ones whose rings fit an SM at the model's K
+DOWN_RING = tuple((n, w, p) for n in (1, 2, 3) for w in (2, 4) for p in (3, 4))
 TUNE_POS = 63  # the attention site is timed at 64 filled slots (or every slot of a smaller cache)
 TUNE_REP_MS = 40
 LOOP_STEPS = 40
@@ -101,11 +105,12 @@ def site_launches(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> tupl
                                         eps=eps, config=cfg),
         "swiglu": lambda lw: swiglu_pair(x, lw.w_gate_up, lw.ln2, eps=eps, config=cfg),
         "swiglu_ring": lambda lw: swiglu_ring(x, lw.w_gate_up, lw.ln2, eps=eps, config=cfg),
+        "down_ring": lambda lw: mr.matvec_ring(act, lw.w_down, res, config=cfg),
     }
     if site == "lm_head":
         return [lambda: matvec(x, pk.lm_head, norm_weight=pk.norm, eps=eps, config=cfg)] * 4, pk.lm_head.nbytes
     w = {"qkv": "w_qkv", "qkv_rope": "w_qkv", "o": "w_o", "o_few": "w_o", "gate_up": "w_gate_up", "swiglu": "w_gate_up",
-         "swiglu_ring": "w_gate_up", "down": "w_down"}[site]
+         "swiglu_ring": "w_gate_up", "down": "w_down", "down_ring": "w_down"}[site]
     return [(lambda lw=lw: calls[site](lw)) for lw in pk.layers], getattr(pk.layers[0], w).nbytes
 
 
@@ -126,15 +131,21 @@ def time_site(pk: fast.Packed, site: str, cfg: tuple[int, int, int]) -> dict[str
 
 
 def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple = SPLIT, fold: tuple = FOLD,
-         ring: tuple = RING, few: tuple = FEW_ROWS) -> dict[str, Any]:
-    """Every candidate config of every site; the fastest is the site's config. swiglu_ring is tuned only where
-    it runs (fast.ring_runs): elsewhere its steps launch matvec_pair's SwiGLU."""
+         ring: tuple = RING, few: tuple = FEW_ROWS, down_ring: tuple = DOWN_RING) -> dict[str, Any]:
+    """Every candidate config of every site; the fastest is the site's config. swiglu_ring and down_ring are tuned
+    only where they run (fast.ring_runs, and for down_ring a config that fits): elsewhere their steps launch
+    matvec_pair's SwiGLU and matvec."""
     out: dict[str, Any] = {}
     inter, hidden = pk.layers[0].w_gate_up.shape[0] // 2, pk.embed.shape[1]
-    for site in (s for s in fast.SITES if s != "swiglu_ring" or fast.ring_runs(pk)):
-        own = {"down": deep, "attention": split, "attention_o": fold, "swiglu_ring": ring, "o_few": few}.get(site, wide)
+    rings = fast.ring_runs(pk)
+    for site in (s for s in fast.SITES if s not in ("swiglu_ring", "down_ring") or rings):
+        own = {"down": deep, "attention": split, "attention_o": fold, "swiglu_ring": ring, "o_few": few,
+               "down_ring": down_ring}.get(site, wide)
         cands = [c for c in own if (site != "qkv_rope" or (pk.head_dim // 2) % c[0] == 0)  # pairs stay in a head
-                 and (site != "swiglu_ring" or (inter % c[0] == 0 and fits(c, hidden) and layout_fits(c, hidden)))]
+                 and (site != "swiglu_ring" or (inter % c[0] == 0 and fits(c, hidden) and layout_fits(c, hidden)))
+                 and (site != "down_ring" or mr.fits(c, inter))]
+        if not cands:
+            continue  # down_ring at an intermediate size no 16 B copy divides: its steps launch matvec
         t0 = time.perf_counter()
         rows = [time_site(pk, site, c) for c in cands]
         best = min(rows, key=lambda r: r["us"])
@@ -144,15 +155,16 @@ def tune(pk: fast.Packed, wide: tuple = WIDE, deep: tuple = DEEP, split: tuple =
 
 
 # the steps whose configs are chosen again inside
-IN_STEP = ("matvec_fusions", "pdl", "swiglu_ring", "few_o", "attention_o")
+IN_STEP = ("matvec_fusions", "pdl", "swiglu_ring", "few_o", "down_ring", "attention_o")
 CONFIGS_OF = {"greedy": "pdl"}  # a step that takes another's configs: it only adds a launch after the last one
-COSTS_STEP = "few_o"  # the fastest checked step: launch_costs, wait_cost, layer_fit and timeline take it apart
+COSTS_STEP = "down_ring"  # the newest kept step: launch_costs, wait_cost, layer_fit and timeline take it apart
 # what they launch, in the order retuned (each step retunes the sites it reads: fast.step_sites)
-STEP_SITES = ("attention", "attention_o", "qkv_rope", "o", "o_few", "swiglu", "swiglu_ring", "down", "lm_head")
+STEP_SITES = ("attention", "attention_o", "qkv_rope", "o", "o_few", "swiglu", "swiglu_ring", "down", "down_ring",
+              "lm_head")
 TOP = 4  # the down projection's and the LM head's configs tried again inside the step: their fastest alone
 # the sites whose every candidate is tried inside the step: a short launch of the attention half shares the GPU
 # with the launches starting after it, so its time alone ranks its configs poorly there
-EVERY = ("attention", "attention_o", "swiglu_ring", "qkv_rope", "o", "o_few")
+EVERY = ("attention", "attention_o", "swiglu_ring", "qkv_rope", "o", "o_few", "down_ring")
 FINALISTS, FINAL_ROUNDS = 3, 2  # a site's fastest candidates in the step, each timed FINAL_ROUNDS times more
 BACK_TO_BACK = 10  # replays per timing in step_us, as a generation loop runs them
 
@@ -250,6 +262,7 @@ def launch_costs(pk: fast.Packed, bufs: Buffers, step: str, configs: dict[str, t
     lw, layers = pk.layers[0], len(pk.layers)
     reads = {"qkv_rope": lw.w_qkv.nbytes, "attention": 0, "o": lw.w_o.nbytes, "attention_o": lw.w_o.nbytes,
              "swiglu": lw.w_gate_up.nbytes, "swiglu_ring": lw.w_gate_up.nbytes, "down": lw.w_down.nbytes,
+             "down_ring": lw.w_down.nbytes,
              "lm_head": pk.lm_head.nbytes}  # weight bytes
     calls = {}
     for c in made:
@@ -427,6 +440,33 @@ def ring_check(pk: fast.Packed, ring_config: tuple[int, int, int], pair_config: 
 # --8<-- [end:ring_check]
 
 
+def down_check(pk: fast.Packed, ring_config: tuple[int, int, int], matvec_config: tuple[int, int, int]
+               ) -> dict[str, Any]:
+    """matvec_ring against matvec, the kernel it replaces, on fresh random inputs: per seed a new x (I,) and
+    residual (H,), with the first, middle or last layer's W_down; each adds into its own copy of the residual. How
+    many of the H outputs differ, by how much at most, and how many are not finite."""
+    dev, dt = pk.embed.device, pk.embed.dtype
+    hidden, layers = pk.embed.shape[1], len(pk.layers)
+    inter = pk.layers[0].w_down.shape[1]
+    rows = []
+    for seed in RING_SEEDS:
+        g = torch.Generator(device=dev).manual_seed(100 + seed)
+        x = torch.randn(inter, device=dev, generator=g).to(dt)
+        res = torch.randn(hidden, device=dev, generator=g).to(dt)
+        layer = (0, layers // 2, layers - 1)[seed % 3]
+        w = pk.layers[layer].w_down
+        ref = matvec(x, w, residual=res.clone(), config=matvec_config)
+        out = mr.matvec_ring(x, w, res.clone(), config=ring_config)
+        torch.cuda.synchronize()
+        rows.append({"seed": seed, "layer": layer, "differ": int((out != ref).sum()),
+                     "max_abs": float((out.float() - ref.float()).abs().nan_to_num(float("inf")).max()),
+                     "nonfinite": int((~torch.isfinite(out)).sum())})
+    sms = torch.cuda.get_device_properties(dev).multi_processor_count
+    return {"config": list(ring_config), "matvec_config": list(matvec_config), "outputs": hidden, "rows": rows,
+            "ring_bytes": mr.ring_bytes(ring_config, inter), "sms": sms,
+            "programs": mr.programs(hidden, ring_config, sms)}
+
+
 def next_token_check(dec: Decoder, prompt: torch.Tensor, steps: int = CHECK_STEPS) -> dict[str, Any]:
     """For a step that takes its own argmax (fast.ADVANCES), free-running: at every step, the token it wrote into
     the input buffer against the argmax of the logits it returned, and the position it wrote against the host's."""
@@ -507,6 +547,8 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
     hand = handoff()
     ring, before = step_cfg["swiglu_ring"], step_cfg["greedy"]  # the ring against the kernel it replaces
     exact = ring_check(pk, ring["swiglu_ring"], before["swiglu"]) if "swiglu_ring" in ring else None
+    down = step_cfg["down_ring"]  # down's ring against the matvec of the step before
+    down_exact = down_check(pk, down["down_ring"], step_cfg["few_o"]["down"]) if "down_ring" in down else None
 
     variants: dict[str, V.Variant] = {"eager_static": V.eager_static(model, cache, bufs)}
     errors: dict[str, str] = {}
@@ -553,6 +595,7 @@ def measure(fields: dict[str, Any] = QWEN25_15B, device: str = "cuda", min_round
         "in_step": in_step, "in_step_back_to_back": BACK_TO_BACK,
         "in_step_finalists": FINALISTS, "in_step_final_rounds": FINAL_ROUNDS, "launch_costs": costs,
         "no_wait": no_wait, "layer_fit": fit, "timeline": layer_timeline, "handoff": hand, "ring_check": exact,
+        "down_check": down_exact,
         "capability": list(torch.cuda.get_device_capability(dev)), "pdl_used": pdl_supported(dev),
         "yardstick_fp32": yard, "tolerance": tol, "band": band, "tol_factor": TOL_FACTOR,
         "teacher_forced": checks, "free_running": free,
