@@ -646,3 +646,77 @@ def test_the_finalists_are_said_where_the_result_has_them(data):
     assert (f.retune_has_finalists, f.retune_finalists, f.retune_final_rounds) == (True, 3, 2)
     del data["far_data"]["in_step_finalists"]
     assert not _facts(data).retune_has_finalists
+
+
+def _with_down(data, saved_ms=(0.006, 0.004), differ=(0, 0, 0), nonfinite=0):
+    """The fixture with the ring step, few_o and then down_ring: each round `saved_ms` faster than few_o, down_ring
+    tuned inside it over three configs and kept at (2, 2, 4), checked at three seeds with `differ` outputs
+    differing: 528 programs of a 36 KiB ring."""
+    d = _add_step(_with_few(data)["far_data"], "down_ring", "+ down weights through shared memory", "few_o",
+                  saved_ms)
+    d["tuning"]["down_ring"] = {**d["tuning"]["down"], "best": [2, 2, 4], "us": 7.9}
+    cands = [{"config": list(c), "step_us": 910.0 + i} for i, c in enumerate(((2, 2, 4), (1, 4, 4), (3, 2, 4)))]
+    d["in_step"]["down_ring"] = {"configs": {**d["in_step"]["few_o"]["configs"], "down_ring": [2, 2, 4]},
+                                 "sites": {"down_ring": {"alone": [2, 2, 4], "best": [2, 2, 4], "step_us": 910.0,
+                                                         "candidates": cands}}}
+    d["down_check"] = {"config": [2, 2, 4], "matvec_config": [4, 2048, 4], "outputs": 1536, "ring_bytes": 36864,
+                       "sms": 132, "programs": 528,
+                       "rows": [{"seed": i, "layer": (0, 14, 27)[i], "differ": n, "max_abs": 0.0078 * bool(n),
+                                 "nonfinite": nonfinite} for i, n in enumerate(differ)]}
+    return data
+
+
+def test_without_a_down_ring_step_its_facts_are_empty(data):
+    f = _facts(_with_few(data))
+    assert (f.has_down, f.down_ms, f.down_verdict, f.down_rows_in_flight, f.down_is_best, f.down_checked) == (
+        False, None, "missing", None, False, False)
+
+
+def test_the_down_ring_step_reads_against_few_o_pair_by_pair(data):
+    f = _facts(_with_down(data))
+    d = data["far_data"]
+    few = statistics.median(r["variants"]["few_o"]["step_ms"] for r in d["rounds"])
+    down = statistics.median(r["variants"]["down_ring"]["step_ms"] for r in d["rounds"])
+    assert f.has_down and f.down_before_label == "output projection in a few programs"
+    assert (f.down_ms, f.down_before_ms) == (pytest.approx(down), pytest.approx(few))
+    assert f.down_floor_share == pytest.approx(d["floor_ms"] / down)
+    assert f.down_verdict == "faster" and (f.down_faster_rounds, f.down_rounds_n) == (2, 2)
+    assert f.down_saved_us == pytest.approx(5.0)  # the median of 6 and 4 µs
+    assert (f.down_saved_low_us, f.down_saved_high_us) == (pytest.approx(4.0), pytest.approx(6.0))
+    assert (f.down_rows_in_flight, f.down_warps, f.down_per_sm, f.down_candidates) == (2, 2, 4, 3)
+    assert f.down_alone_us == 7.9 and f.down_alone_faster == (7.9 < d["tuning"]["down"]["us"])
+    assert (f.down_checked, f.down_check_seeds, f.down_identical, f.down_finite, f.down_outputs) == (
+        True, 3, True, True, 1536)
+    assert f.down_differ_max == 0 and f.down_abs_max == 0 and f.down_programs == 528
+    # 528 rings of 36 KiB are 19.5 MB, under the fixture's down weights; none past them
+    assert f.down_in_flight_mb == pytest.approx(min(528 * 36864, d["tuning"]["down"]["bytes"]) / 1e6)
+    assert f.down_weight_mb == pytest.approx(d["tuning"]["down"]["bytes"] / 1e6)
+    assert f.down_is_best and f.best_label == "down weights through shared memory"
+
+
+@pytest.mark.parametrize("saved, verdict", [((0.006, 0.004), "faster"), ((-0.006, -0.001), "slower"),
+                                            ((0.004, -0.004), "level")])
+def test_the_down_ring_holds_only_where_the_interval_excludes_zero(data, saved, verdict):
+    f = _facts(_with_down(data, saved))
+    assert f.down_verdict == verdict
+    assert (f.down_saved_low_us <= 0 <= f.down_saved_high_us) == (verdict == "level")
+    if verdict != "level":
+        assert f.down_is_best == (verdict == "faster")
+
+
+def test_a_down_ring_that_differs_or_breaks_says_so(data):
+    clean = copy.deepcopy(data)
+    f = _facts(_with_down(data, differ=(0, 2, 1)))
+    assert not f.down_identical and f.down_differ_max == 2 and f.down_abs_max == pytest.approx(0.0078)
+    assert f.down_finite
+    f = _facts(_with_down(clean, nonfinite=1))
+    assert not f.down_finite and f.down_identical
+
+
+def test_a_down_ring_step_that_fell_back_is_no_ring(data):
+    """Where the ring cannot run, down_ring is not tuned and not checked: the step launched matvec."""
+    d = _with_down(data)["far_data"]
+    del d["tuning"]["down_ring"]
+    d["down_check"] = None
+    f = _facts(data)
+    assert not f.has_down and not f.down_checked and f.down_alone_us is None and f.down_in_flight_mb is None

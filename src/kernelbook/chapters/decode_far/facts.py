@@ -36,10 +36,11 @@ LABELS = {  # what each site's launch computes (decode/fast.py); the tables name
     "attention": "attention over the filled slots",
     "attention_o": "attention + output projection + residual (per head, summed by the last)",
     "swiglu_ring": "RMSNorm + gate, up + SwiGLU, weights through shared memory (pairs)",
+    "down_ring": "down projection + residual, weights through shared memory (rows)",
     "attention_merge": "attention's partial results merged (split slots)",
 }
 CHAIN = ("qkv_rope", "attention", "o")  # a layer's attention half: three launches, each waiting for the one before
-MLP = ("swiglu", "swiglu_ring", "down")  # a step makes one of the two SwiGLU calls
+MLP = ("swiglu", "swiglu_ring", "down", "down_ring")  # a step makes one of the two SwiGLU calls and one down call
 RETUNED = ("matvec_fusions", "pdl")  # the fused steps whose sites are tuned again inside them (ladder.IN_STEP)
 Goal = Literal["met", "over", "failed", "missing"]  # failed: timed but wrong; missing: not built or not timed
 Shrank = Literal["as_the_floor", "less", "not"]
@@ -390,6 +391,37 @@ class Facts:
     o_rows_low: int | None  # the same among the output projection's configs in the steps before (site o)
     o_rows_high: int | None
     few_is_best: bool  # the fastest step that passed its check
+    # the down projection through shared memory (ladder step down_ring, the step after few_o)
+    has_down: bool  # the step and the one before it were timed, and the down_ring site was tuned (its ring ran)
+    down_ms: float | None
+    down_before_ms: float | None
+    down_before_label: str
+    down_floor_share: float | None
+    down_before_floor_share: float | None
+    down_verdict: Paired  # against the step before, round by round (stats.paired)
+    down_saved_us: float | None  # the median of the rounds' savings, µs
+    down_saved_low_us: float | None  # its interval at few_confidence
+    down_saved_high_us: float | None
+    down_faster_rounds: int
+    down_rounds_n: int
+    down_rows_in_flight: int | None  # rows of W_down a program keeps in shared memory, chosen inside the step
+    down_warps: int | None
+    down_per_sm: int | None  # programs an SM
+    down_candidates: int | None  # the configs tried inside the step
+    down_alone_us: float | None  # tuned alone, µs a layer, against matvec's down
+    down_matvec_alone_us: float | None
+    down_alone_faster: bool
+    down_checked: bool  # down_check ran (the ring ran)
+    down_check_seeds: int
+    down_identical: bool  # every output the same as matvec's, at every seed
+    down_differ_max: int | None
+    down_outputs: int | None
+    down_abs_max: float | None
+    down_finite: bool
+    down_programs: int | None  # the grid of the checked config
+    down_in_flight_mb: float | None  # what its programs copy before the wait: their rings, at most W_down
+    down_weight_mb: float | None  # W_down, one layer
+    down_is_best: bool
     retune_pdl_label: str
     retune_pdl_alone_us: float | None
     retune_pdl_us: float | None
@@ -754,6 +786,45 @@ def _few(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
         few_is_best=bool(best and best["name"] == "few_o"))
 
 
+def _down(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    x = by.get("down_ring")
+    p = x and x["prev"] and by.get(x["prev"])
+    site = d.get("in_step", {}).get("down_ring", {}).get("sites", {}).get("down_ring")
+    chk = d.get("down_check")
+    rows = chk["rows"] if chk else []
+    check = dict(
+        down_checked=bool(rows), down_check_seeds=len(rows), down_identical=bool(rows) and all(
+            r["differ"] == 0 for r in rows), down_differ_max=max(r["differ"] for r in rows) if rows else None,
+        down_outputs=chk and chk["outputs"],
+        down_abs_max=max((r["max_abs"] for r in rows), default=None) if all(r["max_abs"] is not None for r in rows)
+        else None,
+        down_finite=bool(rows) and all(r["nonfinite"] == 0 for r in rows), down_programs=chk and chk["programs"],
+        down_in_flight_mb=chk and min(chk["programs"] * chk["ring_bytes"], d["tuning"]["down"]["bytes"]) / 1e6,
+        down_weight_mb=d["tuning"]["down"]["bytes"] / 1e6)
+    if not (x and p and site and "down_ring" in d["tuning"]):
+        return dict(has_down=False, down_ms=None, down_before_ms=None, down_before_label="", down_floor_share=None,
+                    down_before_floor_share=None, down_verdict="missing", down_saved_us=None,
+                    down_saved_low_us=None, down_saved_high_us=None, down_faster_rounds=0, down_rounds_n=0,
+                    down_rows_in_flight=None, down_warps=None, down_per_sm=None, down_candidates=None,
+                    down_alone_us=None, down_matvec_alone_us=None, down_alone_faster=False, down_is_best=False,
+                    **check)
+    both = [r["variants"] for r in d["rounds"] if "down_ring" in r["variants"] and p["name"] in r["variants"]]
+    cmp = paired([v["down_ring"]["step_ms"] for v in both], [v[p["name"]]["step_ms"] for v in both]) if both else None
+    verdict: Paired = "missing" if not cmp else {"ahead": "faster", "behind": "slower", "level": "level"}[
+        cmp["verdict"]]
+    best = far.best_passed(d)
+    alone, mv = d["tuning"]["down_ring"]["us"], d["tuning"]["down"]["us"]
+    return dict(
+        has_down=True, down_ms=x["step_ms"], down_before_ms=p["step_ms"],
+        down_before_label=_strip(d["labels"][p["name"]]), down_floor_share=x["floor_share"],
+        down_before_floor_share=p["floor_share"], down_verdict=verdict, down_saved_us=cmp and -1e3 * cmp["median"],
+        down_saved_low_us=cmp and -1e3 * cmp["high"], down_saved_high_us=cmp and -1e3 * cmp["low"],
+        down_faster_rounds=cmp["faster"] if cmp else 0, down_rounds_n=cmp["n"] if cmp else 0,
+        down_rows_in_flight=site["best"][0], down_warps=site["best"][1], down_per_sm=site["best"][2],
+        down_candidates=len(site["candidates"]), down_alone_us=alone, down_matvec_alone_us=mv,
+        down_alone_faster=alone < mv, down_is_best=bool(best and best["name"] == "down_ring"), **check)
+
+
 def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[str, Any], launch: dict[str, Any],
               gpu: str) -> Facts:
     """far_data: decode_far.ladder; six: decode.six_ways on the same machine; laptop_six: the article's
@@ -816,7 +887,7 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
                   for n in (d["baseline"], *d["steps"])},
         **_checks(d, s, six), **_savings(rows, launch), **_matvec(d, by), **_plain(d, g["over_ms"]), **_pdl(d, by),
         **_alone(d, by), **_tables(d), **_waits(d, by), **_fit(d, g["floor_share_needed"]),
-        **_timeline(d), **_handoff(d), **_ring(d, by), **_few(d, by))
+        **_timeline(d), **_handoff(d), **_ring(d, by), **_few(d, by), **_down(d, by))
 
 
 def facts(machine: str | None = None) -> Facts:

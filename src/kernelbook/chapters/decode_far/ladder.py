@@ -440,6 +440,7 @@ def ring_check(pk: fast.Packed, ring_config: tuple[int, int, int], pair_config: 
 # --8<-- [end:ring_check]
 
 
+# --8<-- [start:down_check]
 def down_check(pk: fast.Packed, ring_config: tuple[int, int, int], matvec_config: tuple[int, int, int]
                ) -> dict[str, Any]:
     """matvec_ring against matvec, the kernel it replaces, on fresh random inputs: per seed a new x (I,) and
@@ -465,6 +466,7 @@ def down_check(pk: fast.Packed, ring_config: tuple[int, int, int], matvec_config
     return {"config": list(ring_config), "matvec_config": list(matvec_config), "outputs": hidden, "rows": rows,
             "ring_bytes": mr.ring_bytes(ring_config, inter), "sms": sms,
             "programs": mr.programs(hidden, ring_config, sms)}
+# --8<-- [end:down_check]
 
 
 def next_token_check(dec: Decoder, prompt: torch.Tensor, steps: int = CHECK_STEPS) -> dict[str, Any]:
