@@ -419,7 +419,7 @@ class Facts:
     down_abs_max: float | None
     down_finite: bool
     down_programs: int | None  # the grid of the checked config
-    down_in_flight_mb: float | None  # what its programs copy before the wait: their rings, at most W_down
+    down_in_flight_mb: float | None  # what its programs' rings hold (at most W_down): the most on its way at the wait
     down_weight_mb: float | None  # W_down, one layer
     down_is_best: bool
     retune_pdl_label: str
