@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -74,3 +76,15 @@ def kernel():
             mod = importlib.reload(mod)
         return mod
     return load
+
+
+def compile_in_child(script: str, *args: str, timeout: int = 600) -> str:
+    """Run `script` (python -c) in a child process without Triton's interpreter and return the last line it prints:
+    under TRITON_INTERPRET, set for the tests without a GPU, kernels cannot be compiled for sm_90 (Triton ships
+    ptxas, so they can be without a GPU)."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
+    run = subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True, text=True,
+                         timeout=timeout)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout.strip().splitlines()[-1]

@@ -688,8 +688,6 @@ def test_the_down_ring_step_reads_against_few_o_pair_by_pair(data):
     assert (f.down_checked, f.down_check_seeds, f.down_identical, f.down_finite, f.down_outputs) == (
         True, 3, True, True, 1536)
     assert f.down_differ_max == 0 and f.down_abs_max == 0 and f.down_programs == 528
-    # 528 rings of 36 KiB are 19.5 MB, under the fixture's down weights; none past them
-    assert f.down_in_flight_mb == pytest.approx(min(528 * 36864, d["tuning"]["down"]["bytes"]) / 1e6)
     assert f.down_weight_mb == pytest.approx(d["tuning"]["down"]["bytes"] / 1e6)
     assert f.down_is_best and f.best_label == "down weights through shared memory"
 
@@ -720,3 +718,12 @@ def test_a_down_ring_step_that_fell_back_is_no_ring(data):
     d["down_check"] = None
     f = _facts(data)
     assert not f.has_down and not f.down_checked and f.down_alone_us is None and f.down_in_flight_mb is None
+
+
+def test_the_down_rings_hold_no_more_than_w_down(data):
+    """528 rings of 36 KiB are 19.5 MB, under W_down's 27.5 MB; rings that could hold more still hold only W_down."""
+    d = _with_down(data)["far_data"]
+    d["tuning"]["down"]["bytes"] = 27_525_120
+    assert _facts(data).down_in_flight_mb == pytest.approx(528 * 36864 / 1e6)
+    d["down_check"]["ring_bytes"] = 4 * 36864
+    assert _facts(data).down_in_flight_mb == pytest.approx(27.52512)

@@ -186,13 +186,7 @@ def test_the_kernel_waits_only_under_pdl_proper():
     interpreter: under PDL (1) it lets the next kernel start and waits for the one before once; without its wait
     (2, the diagnostic) it still lets the next kernel start, and never waits."""
     import json
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
 
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1] / "src")
-    run = subprocess.run([sys.executable, "-c", PTX_COUNTS], env=env, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert json.loads(run.stdout.strip().splitlines()[-1]) == {"1": [1, 1], "2": [1, 0]}
+    from conftest import compile_in_child
+
+    assert json.loads(compile_in_child(PTX_COUNTS, timeout=300)) == {"1": [1, 1], "2": [1, 0]}

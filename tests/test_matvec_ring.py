@@ -5,13 +5,10 @@ path (matvec) is tested with the other steps in test_decode_fast.py."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import torch
+from conftest import compile_in_child
 
 from kernelbook.kernels import matvec_ring as mr
 from kernelbook.kernels.matvec import matvec
@@ -76,14 +73,8 @@ CASES = [(2, 2, 8960, 1), (3, 4, 8960, 1), (1, 2, 4864, 1), (2, 2, 8960, 0)]
 
 @pytest.fixture(scope="module")
 def compiled():
-    """The kernel compiled for sm_90 on this machine (no GPU needed), in a child process: under the interpreter
-    (TRITON_INTERPRET, set for these tests without a GPU) Triton's own helpers cannot be compiled."""
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1] / "src"), env.get("PYTHONPATH", "")])
-    run = subprocess.run([sys.executable, "-c", _COMPILE, json.dumps(CASES)], env=env, capture_output=True, text=True,
-                         timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return dict(zip([tuple(c) for c in CASES], json.loads(run.stdout.splitlines()[-1]), strict=True))
+    """The kernel compiled for sm_90 on this machine, no GPU needed, outside the interpreter (compile_in_child)."""
+    return dict(zip(map(tuple, CASES), json.loads(compile_in_child(_COMPILE, json.dumps(CASES))), strict=True))
 
 
 @pytest.mark.parametrize("case", CASES[:3])

@@ -5,13 +5,10 @@ CPU path (matvec_pair's kernel) is tested with the other steps in test_decode_fa
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import torch
+from conftest import compile_in_child
 
 from kernelbook.kernels import swiglu_ring as sr
 from kernelbook.kernels.matvec_pair import swiglu_pair
@@ -100,15 +97,9 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def compiled():
-    """The kernel compiled for sm_90 on this machine (no GPU needed), in a child process: under the interpreter
-    (TRITON_INTERPRET, set for these tests without a GPU) Triton's own helpers cannot be compiled."""
+    """The kernel compiled for sm_90 on this machine, no GPU needed, outside the interpreter (compile_in_child)."""
     cases = [(4, 4, 4, 1536, 8960, 1), (4, 8, 4, 1536, 8960, 1), (8, 2, 8, 1536, 8960, 1), (4, 4, 4, 1536, 8960, 0)]
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1] / "src"), env.get("PYTHONPATH", "")])
-    run = subprocess.run([sys.executable, "-c", _COMPILE, json.dumps(cases)], env=env, capture_output=True, text=True,
-                         timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return dict(zip(cases, json.loads(run.stdout.splitlines()[-1]), strict=True))
+    return dict(zip(cases, json.loads(compile_in_child(_COMPILE, json.dumps(cases))), strict=True))
 
 
 @pytest.mark.parametrize("config", [(4, 4, 4), (4, 8, 4), (8, 2, 8)])

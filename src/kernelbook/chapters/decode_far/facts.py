@@ -366,6 +366,7 @@ class Facts:
     ring_outputs: int | None
     ring_abs_max: float | None
     ring_finite: bool  # no output NaN or infinite (the output is poisoned before the kernel runs)
+    confidence: float  # of the paired intervals below (stats.paired)
     # the output projection in a few programs (ladder step few_o, the step after the ring)
     has_few: bool  # the step and the one before it were timed, and the o_few site was tuned
     few_ms: float | None  # the step, synchronised around every step (median over the rounds)
@@ -375,9 +376,8 @@ class Facts:
     few_before_floor_share: float | None
     few_verdict: Paired  # against the step before, round by round: the interval of the median saving (stats.paired)
     few_saved_us: float | None  # the median of the rounds' savings (the step before less this one), µs
-    few_saved_low_us: float | None  # its interval at few_confidence
+    few_saved_low_us: float | None  # its interval at `confidence`
     few_saved_high_us: float | None
-    few_confidence: float
     few_faster_rounds: int  # rounds in which it was faster, of few_rounds_n
     few_rounds_n: int
     few_rows: int | None  # rows a program of the output projection, chosen inside this step
@@ -400,7 +400,7 @@ class Facts:
     down_before_floor_share: float | None
     down_verdict: Paired  # against the step before, round by round (stats.paired)
     down_saved_us: float | None  # the median of the rounds' savings, µs
-    down_saved_low_us: float | None  # its interval at few_confidence
+    down_saved_low_us: float | None  # its interval at `confidence`
     down_saved_high_us: float | None
     down_faster_rounds: int
     down_rounds_n: int
@@ -751,6 +751,19 @@ def _ring(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
         ring_finite=bool(rows) and all(r["nonfinite"] == 0 for r in rows))
 
 
+def _against(d: dict[str, Any], name: str, before: str) -> dict[str, Any]:
+    """Step `name` against the step before it, round by round (stats.paired over the rounds that timed both): the
+    verdict, the median saving (before less this one) with its interval in µs, the rounds it was faster in, and the
+    rounds."""
+    both = [r["variants"] for r in d["rounds"] if name in r["variants"] and before in r["variants"]]
+    cmp = paired([v[name]["step_ms"] for v in both], [v[before]["step_ms"] for v in both]) if both else None
+    if not cmp:
+        return {"verdict": "missing", "saved": None, "low": None, "high": None, "faster": 0, "n": 0}
+    return {"verdict": {"ahead": "faster", "behind": "slower", "level": "level"}[cmp["verdict"]],
+            "saved": -1e3 * cmp["median"], "low": -1e3 * cmp["high"], "high": -1e3 * cmp["low"],
+            "faster": cmp["faster"], "n": cmp["n"]}
+
+
 def _few(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
     x = by.get("few_o")
     p = x and x["prev"] and by.get(x["prev"])
@@ -758,24 +771,20 @@ def _few(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
     if not (x and p and site and "o_few" in d["tuning"]):
         return dict(has_few=False, few_ms=None, few_before_ms=None, few_before_label="", few_floor_share=None,
                     few_before_floor_share=None, few_verdict="missing", few_saved_us=None, few_saved_low_us=None,
-                    few_saved_high_us=None, few_confidence=CONFIDENCE, few_faster_rounds=0, few_rounds_n=0,
+                    few_saved_high_us=None, few_faster_rounds=0, few_rounds_n=0,
                     few_rows=None, few_programs=None, few_before_known=False, few_before_rows=None,
                     few_before_programs=None,
                     few_candidates=None, few_rows_low=None, few_rows_high=None, o_rows_low=None, o_rows_high=None,
                     few_is_best=False)
-    both = [r["variants"] for r in d["rounds"] if "few_o" in r["variants"] and p["name"] in r["variants"]]
-    cmp = paired([v["few_o"]["step_ms"] for v in both], [v[p["name"]]["step_ms"] for v in both]) if both else None
-    verdict: Paired = "missing" if not cmp else {"ahead": "faster", "behind": "slower", "level": "level"}[
-        cmp["verdict"]]
+    vs = _against(d, "few_o", p["name"])
     rows = math.isqrt(d["tuning"]["o"]["bytes"] // 2)  # W_o is (hidden, heads x head size) = (hidden, hidden), 2 B
     before = d.get("in_step", {}).get(p["name"], {}).get("configs", {}).get("o")
     best = far.best_passed(d)
     return dict(
         has_few=True, few_ms=x["step_ms"], few_before_ms=p["step_ms"], few_before_label=_strip(d["labels"][p["name"]]),
-        few_floor_share=x["floor_share"], few_before_floor_share=p["floor_share"], few_verdict=verdict,
-        few_saved_us=cmp and -1e3 * cmp["median"], few_saved_low_us=cmp and -1e3 * cmp["high"],
-        few_saved_high_us=cmp and -1e3 * cmp["low"], few_confidence=CONFIDENCE,
-        few_faster_rounds=cmp["faster"] if cmp else 0, few_rounds_n=cmp["n"] if cmp else 0, few_rows=site["best"][0],
+        few_floor_share=x["floor_share"], few_before_floor_share=p["floor_share"], few_verdict=vs["verdict"],
+        few_saved_us=vs["saved"], few_saved_low_us=vs["low"], few_saved_high_us=vs["high"],
+        few_faster_rounds=vs["faster"], few_rounds_n=vs["n"], few_rows=site["best"][0],
         few_programs=-(-rows // site["best"][0]), few_before_known=before is not None,
         few_before_rows=before and before[0],
         few_before_programs=before and -(-rows // before[0]), few_candidates=len(site["candidates"]),
@@ -808,18 +817,15 @@ def _down(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
                     down_rows_in_flight=None, down_warps=None, down_per_sm=None, down_candidates=None,
                     down_alone_us=None, down_matvec_alone_us=None, down_alone_faster=False, down_is_best=False,
                     **check)
-    both = [r["variants"] for r in d["rounds"] if "down_ring" in r["variants"] and p["name"] in r["variants"]]
-    cmp = paired([v["down_ring"]["step_ms"] for v in both], [v[p["name"]]["step_ms"] for v in both]) if both else None
-    verdict: Paired = "missing" if not cmp else {"ahead": "faster", "behind": "slower", "level": "level"}[
-        cmp["verdict"]]
+    vs = _against(d, "down_ring", p["name"])
     best = far.best_passed(d)
     alone, mv = d["tuning"]["down_ring"]["us"], d["tuning"]["down"]["us"]
     return dict(
         has_down=True, down_ms=x["step_ms"], down_before_ms=p["step_ms"],
         down_before_label=_strip(d["labels"][p["name"]]), down_floor_share=x["floor_share"],
-        down_before_floor_share=p["floor_share"], down_verdict=verdict, down_saved_us=cmp and -1e3 * cmp["median"],
-        down_saved_low_us=cmp and -1e3 * cmp["high"], down_saved_high_us=cmp and -1e3 * cmp["low"],
-        down_faster_rounds=cmp["faster"] if cmp else 0, down_rounds_n=cmp["n"] if cmp else 0,
+        down_before_floor_share=p["floor_share"], down_verdict=vs["verdict"], down_saved_us=vs["saved"],
+        down_saved_low_us=vs["low"], down_saved_high_us=vs["high"], down_faster_rounds=vs["faster"],
+        down_rounds_n=vs["n"],
         down_rows_in_flight=site["best"][0], down_warps=site["best"][1], down_per_sm=site["best"][2],
         down_candidates=len(site["candidates"]), down_alone_us=alone, down_matvec_alone_us=mv,
         down_alone_faster=alone < mv, down_is_best=bool(best and best["name"] == "down_ring"), **check)
@@ -848,7 +854,7 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
     missing = [n for n in (d["baseline"], *d["steps"]) if n not in s]
     g = far.goal(d, GOAL_MS)
     return Facts(
-        gpu=gpu, **_start(six, laptop_six),
+        gpu=gpu, confidence=CONFIDENCE, **_start(six, laptop_six),
         goal_ms=GOAL_MS, goal_floor_share=g["floor_share_needed"], goal=_verdict(last, g["ms"], GOAL_MS),
         goal_over_ms=g["over_ms"], goal_over_share=None if g["over_ms"] is None else g["over_ms"] / GOAL_MS,
         loop_goal=_verdict(last, g["loop_ms"], GOAL_MS),
