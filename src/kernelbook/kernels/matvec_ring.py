@@ -5,8 +5,8 @@ matvec's programs load their first chunk of weights into registers before they w
 a program at down's tuned config, and only the programs resident by then get to. Here each SM runs PER_SM programs
 for the whole launch; a program owns rows pid, pid + G, ... of W (N, K) and keeps NBUF of them in shared memory at
 once, copied with cp.async: it issues the first NBUF before the wait and row NBUF on as soon as it has used one. At
-Qwen2.5-1.5B's shape (1536 rows of 8960) two rows a program and four programs an SM put 19 MB of down's 27.5 MB on
-their way before SwiGLU has finished.
+Qwen2.5-1.5B's shape (1536 rows of 8960) two rows a program and four programs an SM have room for 19 MB of down's
+27.5 MB: what can be on its way before SwiGLU has finished, if the programs are resident by then.
 
 A row is copied as NT tiles of (R2, KC): R2 = num_warps chunks of KC columns side by side, one warp a chunk and
 16 B a thread, the columns past K masked. After the wait, x (K,) is read once into registers in the same tiles and
