@@ -16,11 +16,11 @@ ROWS = [  # (label, experiment, value from a measured record's data)
                         1) + "×"),
     ("decode step: eager, default cache (ms)", "decode.six_ways",
      lambda d: page.num(report.summaries(d)["eager_dynamic"]["step_ms"], 2)),
-    ("decode step: fastest correct of the six ways (ms)", "decode.six_ways",
+    ("decode step: six ways' best, checked (ms)", "decode.six_ways",
      lambda d: page.num(report.best_valid(d)["step_ms"], 2)),
-    ("decode step: that one's share of the bandwidth floor", "decode.six_ways",
+    ("decode step: its share of the floor", "decode.six_ways",
      lambda d: page.pct(report.best_valid(d)["floor_share"])),
-    ("decode step: last of the hand-built ladder (ms)", "decode_far.ladder",
+    ("decode step: hand-built ladder's last (ms)", "decode_far.ladder",
      lambda d: "not built" if (s := far_report.final(d)) is None
      else page.num(s["step_ms"], 3) + ("" if s["passed"] else " (failed its check)")),
 ]
@@ -39,9 +39,9 @@ LAPTOP = {  # the article's published figures for the same rows, where it states
         lambda p: f"{p['fusing_by_hand.versions']['add_rmsnorm_speedup']}×",
     "decode step: eager, default cache (ms)": lambda p: page.num(p["decode.six_ways"]["variants"]["eager_dynamic"][
         "step_ms"], 1),
-    "decode step: fastest correct of the six ways (ms)": lambda p: page.num(p["decode.six_ways"]["variants"][
+    "decode step: six ways' best, checked (ms)": lambda p: page.num(p["decode.six_ways"]["variants"][
         "compile_max_autotune"]["step_ms"], 1),
-    "decode step: that one's share of the bandwidth floor": lambda p: page.pct(p["decode.six_ways"]["variants"][
+    "decode step: its share of the floor": lambda p: page.pct(p["decode.six_ways"]["variants"][
         "compile_max_autotune"]["floor_share"]),
 }
 pub = {e: store.load(e, claims.LAPTOP).data for e in ("machine.ceilings", "fusing_by_hand.versions", "decode.six_ways")}
@@ -49,6 +49,6 @@ rows = [[label, *[fn(c[exp].data) if c[exp] else "not measured" for c in cols],
          LAPTOP[label](pub) if label in LAPTOP else "—"] for label, exp, fn in ROWS]
 minutes = [sum(store.load(e.name, m).provenance.get("duration_s", 0) for e in EXPERIMENTS
                if store.status(e.name, m) in (store.FRESH, store.STALE)) / 60 for m in machines]
-rows.append(["minutes of GPU time its results record", *[page.num(x, 0) for x in minutes], "—"])
+rows.append(["GPU minutes its results record", *[page.num(x, 0) for x in minutes], "—"])
 heads = ["", *[page.machine_label(next(r for r in c.values() if r)) for c in cols], "RTX 4060 Laptop (article)"]
 print(page.table(heads, rows, name="machines"))

@@ -12,7 +12,7 @@ print(page.table(
     [
         ["FLOP per element (" + ", ".join(si["flop_steps"]) + ")", si["flop_per_elem"],
          article["swiglu_flop_per_elem"]],
-        ["fused bytes per element (g, u → out)", page.num(si["fused_bytes_per_elem"], 0),
+        ["fused bytes per element: g, u, out", page.num(si["fused_bytes_per_elem"], 0),
          article["swiglu_fused_bytes_per_elem"]],
         ["arithmetic intensity, fused (FLOP/byte)", page.num(si["fused_flop_per_byte"], 2),
          article["swiglu_flop_per_byte"]],

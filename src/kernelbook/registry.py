@@ -78,7 +78,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     _chapter("decode.compile_warm", "compile_warm", "compile_warm",
              "Compile time of the decode step, cold and with the cache kept, in new processes", 480),
     _chapter("decode_far.ladder", "ladder", "measure",
-             "How far batch-1 decode goes: tuned matvecs, then eight steps from the plain graph, checked and timed",
+             "How far batch-1 decode goes: tuned matvecs, then one change at a time from the plain graph, each step "
+             "checked and timed",
              590, "decode.far"),
     _chapter("allocator.caching", "experiments", "measure_caching",
              "µs per allocation and per free, with and without the caching allocator", 180),
