@@ -18,7 +18,7 @@ ROWS = [  # (label, experiment, value from a measured record's data)
      lambda d: page.num(report.summaries(d)["eager_dynamic"]["step_ms"], 2)),
     ("decode step: six ways' best, checked (ms)", "decode.six_ways",
      lambda d: page.num(report.best_valid(d)["step_ms"], 2)),
-    ("decode step: its share of the floor", "decode.six_ways",
+    ("decode step: its bandwidth-floor share", "decode.six_ways",
      lambda d: page.pct(report.best_valid(d)["floor_share"])),
     ("decode step: hand-built ladder's last (ms)", "decode_far.ladder",
      lambda d: "not built" if (s := far_report.final(d)) is None
@@ -41,7 +41,7 @@ LAPTOP = {  # the article's published figures for the same rows, where it states
         "step_ms"], 1),
     "decode step: six ways' best, checked (ms)": lambda p: page.num(p["decode.six_ways"]["variants"][
         "compile_max_autotune"]["step_ms"], 1),
-    "decode step: its share of the floor": lambda p: page.pct(p["decode.six_ways"]["variants"][
+    "decode step: its bandwidth-floor share": lambda p: page.pct(p["decode.six_ways"]["variants"][
         "compile_max_autotune"]["floor_share"]),
 }
 pub = {e: store.load(e, claims.LAPTOP).data for e in ("machine.ceilings", "fusing_by_hand.versions", "decode.six_ways")}
