@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import run_file
 
+from kernelbook.chapters.decode_far import anchors
 from kernelbook.chapters.decode_far import report as far_report
 
 FIXTURE = run_file(Path(__file__).parent / "fixtures" / "results", "decode_far.ladder")
@@ -214,3 +215,43 @@ def test_timeline_rows_take_bytes_only_from_the_same_step_and_refuse_a_corrupt_r
         far_report.timeline_rows(d)
     d["timeline"] = None
     assert far_report.timeline_rows(d) is None
+
+
+def test_llama_bytes_match_transformers_own_model():
+    """The anchors' weights, counted from Llama-3.2-1B's shapes, against transformers' model on the meta device."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    with torch.device("meta"):
+        model = LlamaForCausalLM(LlamaConfig(**anchors.LLAMA32_1B))
+    assert anchors.llama_weight_bytes() == 2 * sum(p.numel() for p in model.parameters())
+    assert anchors.llama_layer_bytes() == 2 * sum(p.numel() for p in model.model.layers[0].parameters())
+    untied = {**anchors.LLAMA32_1B, "tie_word_embeddings": False}
+    with torch.device("meta"):
+        model = LlamaForCausalLM(LlamaConfig(**untied))
+    assert anchors.llama_weight_bytes(untied) == 2 * sum(p.numel() for p in model.parameters())
+
+
+def test_anchor_rows_are_bytes_over_time(data):
+    rows = far_report.anchor_rows(data)
+    pub = [r for r in rows if r["kind"] == "published mean"]
+    assert [r["step_us"] for r in pub] == [a.step_us for a in anchors.ANCHORS]
+    for r in rows:
+        assert r["tbps"] == pytest.approx(r["weight_gb"] * 1e3 / r["step_us"])
+        assert r["copy_share"] == pytest.approx(r["tbps"] * 1e3 / data["copy"]["gbps"])
+    sync, loop = (next(r for r in rows if r["kind"] == k) for k in ("synchronised", "back to back"))
+    best = far_report.best_passed(data)
+    assert sync["step_us"] == pytest.approx(1e3 * best["step_ms"]) and sync["tbps_low"] <= sync["tbps"] <= sync[
+        "tbps_high"]
+    assert loop["tbps_low"] <= loop["tbps"] <= loop["tbps_high"] and all(r["tbps_low"] is None for r in pub)
+
+
+def test_anchor_rows_without_a_loop_or_a_correct_step(data):
+    d = copy.deepcopy(data)
+    for r in d["rounds"]:
+        for v in r["variants"].values():
+            v.pop("loop_ms", None)
+    assert [r["kind"] for r in far_report.anchor_rows(d)] == ["published mean"] * 2 + ["synchronised"]
+    for c in d["teacher_forced"].values():
+        c["passed"] = False
+    assert [r["kind"] for r in far_report.anchor_rows(d)] == ["published mean"] * 2

@@ -8,6 +8,7 @@ import statistics
 import pytest
 
 from kernelbook import page
+from kernelbook.chapters.decode_far import anchors
 from kernelbook.chapters.decode_far import facts as F
 
 
@@ -727,3 +728,47 @@ def test_the_down_rings_hold_no_more_than_w_down(data):
     assert _facts(data).down_in_flight_mb == pytest.approx(528 * 36864 / 1e6)
     d["down_check"]["ring_bytes"] = 4 * 36864
     assert _facts(data).down_in_flight_mb == pytest.approx(27.52512)
+
+
+def _at_tbps(data, name, tbps_per_round, key="step_ms"):
+    """Each round of `name` at the time the fixture's weights take at that round's TB/s."""
+    w = data["far_data"]["weight_bytes"]
+    for r, tbps in zip(data["far_data"]["rounds"], tbps_per_round, strict=False):
+        r["variants"][name][key] = w / (tbps * 1e12) * 1e3
+
+
+def _fastest_anchor_tbps():
+    return anchors.llama_weight_bytes() / min(a.step_us for a in anchors.ANCHORS) / 1e6
+
+
+@pytest.mark.parametrize("factors, stand", [((1.02, 1.05), "ahead"), ((0.98, 1.02), "level"),
+                                            ((0.90, 0.95), "behind")])
+def test_the_step_stands_against_a_published_one_by_its_rounds(data, factors, stand):
+    """Ahead: even the slowest round reads more TB/s than the published figure; behind: even the fastest reads
+    less; level: the figure falls between the rounds."""
+    n = len(data["far_data"]["rounds"])
+    tbps = [_fastest_anchor_tbps() * factors[i % 2] for i in range(n)]
+    _at_tbps(data, "greedy", tbps)
+    _at_tbps(data, "greedy", tbps, "loop_ms")
+    f = _facts(data)
+    assert f.has_anchors and f.anchor_fast_tbps == pytest.approx(_fastest_anchor_tbps())
+    assert f.sync_vs_fast == f.loop_vs_fast == stand
+    assert min(tbps) <= f.ours_tbps <= max(tbps) and f.ours_share == pytest.approx(
+        f.ours_tbps * 1e3 / data["far_data"]["copy"]["gbps"])
+    assert f.anchor_slow_tbps < f.anchor_fast_tbps and f.goal_over_fast == pytest.approx(
+        f.goal_tbps / f.anchor_fast_tbps)
+
+
+def test_the_fixture_step_is_behind_the_published_ones(data):
+    f = _facts(data)
+    assert (f.sync_vs_fast, f.sync_vs_slow, f.loop_vs_fast, f.loop_vs_slow) == ("behind",) * 4
+    assert f.anchor_fewer_layers and (f.anchor_layers, f.our_layers) == (16, 28) and f.anchors_same_gpu
+
+
+def test_with_no_correct_step_there_is_nothing_to_set_against_the_published_ones(data):
+    for c in data["far_data"]["teacher_forced"].values():
+        c["passed"] = False
+    data["gpu"] = "RTX 4060 Laptop GPU"
+    f = _facts(data)
+    assert not f.has_anchors and not f.anchors_same_gpu and f.ours_tbps is None and f.ours_loop_tbps is None
+    assert {f.sync_vs_fast, f.sync_vs_slow, f.loop_vs_fast, f.loop_vs_slow} == {"missing"}

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from kernelbook import page
+from kernelbook.chapters.decode_far import anchors
 from kernelbook.chapters.decode_far import report as far
 from kernelbook.decode import report as decode_report
 from kernelbook.stats import CONFIDENCE, paired
@@ -46,6 +47,7 @@ Goal = Literal["met", "over", "failed", "missing"]  # failed: timed but wrong; m
 Shrank = Literal["as_the_floor", "less", "not"]
 Ordering = Literal["faster", "slower", "mixed", "missing"]  # one step against another in every round, or not
 Paired = Literal["faster", "slower", "level", "missing"]  # the interval of a median saving: above, below or across 0
+Stand = Literal["ahead", "level", "behind", "missing"]  # this run's rounds above, across or below a published figure
 Side = Literal["within", "over", "under"]  # where a time's bytes at the copy bandwidth fall against its interval
 
 
@@ -418,6 +420,37 @@ class Facts:
     down_outputs: int | None
     down_abs_max: float | None
     down_finite: bool
+    # published steps on an H200 (anchors.py) against this run's fastest step that passed its check, as TB/s of
+    # weights: the anchors' single figures against the TB/s of this run's slowest and fastest rounds
+    has_anchors: bool  # some step passed its check
+    anchors_same_gpu: bool  # this run's GPU is an H200 too
+    anchor_model: str
+    anchor_repo: str  # where the published figures are: owner/name, the file, its commit
+    anchor_path: str
+    anchor_commit: str
+    anchor_steps: int  # the dependent steps each published time is the mean over
+    anchor_gb: float
+    anchor_layers: int
+    anchor_layer_mb: float
+    our_layers: int | None  # from the layer fit (None: this result has none)
+    our_layer_mb: float | None
+    anchor_fewer_layers: bool  # the anchors' model reads its weights in fewer, larger layers
+    anchor_fast_label: str  # the published step with the most TB/s
+    anchor_fast_tbps: float
+    anchor_fast_share: float  # of this run's copy bandwidth
+    anchor_slow_label: str
+    anchor_slow_tbps: float
+    anchor_slow_share: float
+    ours_tbps: float | None  # synchronised around every step (the goal's measure), median over the rounds
+    ours_share: float | None
+    ours_loop_tbps: float | None  # back to back
+    ours_loop_share: float | None
+    sync_vs_fast: Stand
+    sync_vs_slow: Stand
+    loop_vs_fast: Stand
+    loop_vs_slow: Stand
+    goal_tbps: float  # the weights read in goal_ms
+    goal_over_fast: float  # ... over the fastest published step's TB/s
     down_programs: int | None  # the grid of the checked config
     down_in_flight_mb: float | None  # what its programs' rings hold (at most W_down): the most on its way at the wait
     down_weight_mb: float | None  # W_down, one layer
@@ -831,6 +864,39 @@ def _down(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
         down_alone_faster=alone < mv, down_is_best=bool(best and best["name"] == "down_ring"), **check)
 
 
+def _stand(row: dict[str, Any] | None, tbps: float) -> Stand:
+    """This run's row against a published TB/s: ahead if even its slowest round reads faster, behind if even its
+    fastest reads slower, else level."""
+    if row is None:
+        return "missing"
+    return "ahead" if row["tbps_low"] > tbps else "behind" if row["tbps_high"] < tbps else "level"
+
+
+def _anchors(d: dict[str, Any], gpu: str) -> dict[str, Any]:
+    rows = far.anchor_rows(d)
+    pub = sorted((r for r in rows if r["kind"] == "published mean"), key=lambda r: -r["tbps"])
+    fast, slow = pub[0], pub[-1]
+    sync = next((r for r in rows if r["kind"] == "synchronised"), None)
+    loop = next((r for r in rows if r["kind"] == "back to back"), None)
+    fit = far.layer_fit(d)
+    goal_tbps = d["weight_bytes"] / (GOAL_MS * 1e9)
+    layer_mb = anchors.llama_layer_bytes() / 1e6
+    return dict(
+        has_anchors=sync is not None, anchors_same_gpu="H200" in gpu, anchor_model=anchors.MODEL,
+        anchor_repo=anchors.REPO, anchor_path=anchors.PATH, anchor_commit=anchors.COMMIT,
+        anchor_steps=anchors.TIMED_STEPS,
+        anchor_gb=fast["weight_gb"], anchor_layers=anchors.LLAMA32_1B["num_hidden_layers"], anchor_layer_mb=layer_mb,
+        our_layers=fit and fit["layers"], our_layer_mb=fit and fit["layer_bytes"] / 1e6,
+        anchor_fewer_layers=bool(fit) and anchors.LLAMA32_1B["num_hidden_layers"] < fit["layers"],
+        anchor_fast_label=fast["who"], anchor_fast_tbps=fast["tbps"], anchor_fast_share=fast["copy_share"],
+        anchor_slow_label=slow["who"], anchor_slow_tbps=slow["tbps"], anchor_slow_share=slow["copy_share"],
+        ours_tbps=sync and sync["tbps"], ours_share=sync and sync["copy_share"],
+        ours_loop_tbps=loop and loop["tbps"], ours_loop_share=loop and loop["copy_share"],
+        sync_vs_fast=_stand(sync, fast["tbps"]), sync_vs_slow=_stand(sync, slow["tbps"]),
+        loop_vs_fast=_stand(loop, fast["tbps"]), loop_vs_slow=_stand(loop, slow["tbps"]),
+        goal_tbps=goal_tbps, goal_over_fast=goal_tbps / fast["tbps"])
+
+
 def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[str, Any], launch: dict[str, Any],
               gpu: str) -> Facts:
     """far_data: decode_far.ladder; six: decode.six_ways on the same machine; laptop_six: the article's
@@ -893,7 +959,7 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
                   for n in (d["baseline"], *d["steps"])},
         **_checks(d, s, six), **_savings(rows, launch), **_matvec(d, by), **_plain(d, g["over_ms"]), **_pdl(d, by),
         **_alone(d, by), **_tables(d), **_waits(d, by), **_fit(d, g["floor_share_needed"]),
-        **_timeline(d), **_handoff(d), **_ring(d, by), **_few(d, by), **_down(d, by))
+        **_timeline(d), **_handoff(d), **_ring(d, by), **_few(d, by), **_down(d, by), **_anchors(d, gpu))
 
 
 def facts(machine: str | None = None) -> Facts:

@@ -12,6 +12,7 @@ import re
 import statistics
 from typing import Any
 
+from kernelbook.chapters.decode_far import anchors
 from kernelbook.decode.report import across
 
 GOAL_MS = 0.85  # the goal set for the last step (issue 26): at most this many ms per decode step, a target
@@ -241,6 +242,36 @@ def handoff_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
                      "launch_spread_us": half_range(la), "barrier_us": statistics.median(ba),
                      "barrier_spread_us": half_range(ba), "barrier_slower": min(ba) > max(la),
                      "ordered": r["launch_ordered"] and r["barrier_ordered"]})
+    return rows
+
+
+def anchor_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The published steps of `anchors` and this run's fastest step that passed its check, synchronised around
+    every step and back to back: µs a step, TB/s of weights, and the share of this run's copy bandwidth. This
+    run's rows carry the TB/s of its slowest and fastest rounds; the published ones are single figures."""
+    copy_tbps = data["copy"]["gbps"] / 1e3
+    llama = anchors.llama_weight_bytes()
+
+    def row(who: str, model: str, nbytes: int, us: float, kind: str, low_us: float | None = None,
+            high_us: float | None = None) -> dict[str, Any]:
+        tbps = nbytes / us / 1e6
+        return {"who": who, "model": model, "weight_gb": nbytes / 1e9, "step_us": us, "tbps": tbps,
+                "copy_share": tbps / copy_tbps, "kind": kind,
+                "tbps_low": None if high_us is None else nbytes / high_us / 1e6,
+                "tbps_high": None if low_us is None else nbytes / low_us / 1e6}
+
+    rows = [row(a.label, anchors.MODEL, llama, a.step_us, "published mean") for a in anchors.ANCHORS]
+    best = best_passed(data)
+    if best is None:
+        return rows
+    ours, per = data["weight_bytes"], rounds_of(data, best["name"])
+    who = f"this page: {best['label'].removeprefix('+ ')}"
+    rows.append(row(who, "Qwen2.5-1.5B", ours, 1e3 * best["step_ms"], "synchronised", 1e3 * best["step_min_ms"],
+                    1e3 * best["step_max_ms"]))
+    loops = [p["loop_ms"] for p in per if p.get("loop_ms") is not None]
+    if loops:
+        rows.append(row(who, "Qwen2.5-1.5B", ours, 1e3 * statistics.median(loops), "back to back", 1e3 * min(loops),
+                        1e3 * max(loops)))
     return rows
 
 
