@@ -763,6 +763,7 @@ def test_the_fixture_step_is_behind_the_published_ones(data):
     f = _facts(data)
     assert (f.sync_vs_fast, f.sync_vs_slow, f.loop_vs_fast, f.loop_vs_slow) == ("behind",) * 4
     assert f.anchor_fewer_layers and (f.anchor_layers, f.our_layers) == (16, 28) and f.anchors_same_gpu
+    assert f.anchor_runs == 1 and not f.anchor_many_runs
 
 
 def test_with_no_correct_step_there_is_nothing_to_set_against_the_published_ones(data):
@@ -772,3 +773,18 @@ def test_with_no_correct_step_there_is_nothing_to_set_against_the_published_ones
     f = _facts(data)
     assert not f.has_anchors and not f.anchors_same_gpu and f.ours_tbps is None and f.ours_loop_tbps is None
     assert {f.sync_vs_fast, f.sync_vs_slow, f.loop_vs_fast, f.loop_vs_slow} == {"missing"}
+
+
+def test_a_stand_against_a_published_step_must_hold_in_every_run(data):
+    """One run ahead of the fastest published step and another level with it: level, in both orders."""
+    n = len(data["far_data"]["rounds"])
+    ahead = copy.deepcopy(data)
+    _at_tbps(ahead, "greedy", [_fastest_anchor_tbps() * (1.02, 1.05)[i % 2] for i in range(n)])
+    level = copy.deepcopy(data)
+    _at_tbps(level, "greedy", [_fastest_anchor_tbps() * (0.98, 1.02)[i % 2] for i in range(n)])
+    runs = [ahead["far_data"], level["far_data"]]
+    assert _facts(ahead).sync_vs_fast == "ahead" and _facts(level).sync_vs_fast == "level"
+    for shown in (ahead, level):
+        f = _facts({**shown, "runs": runs})
+        assert f.sync_vs_fast == "level" and f.anchor_runs == 2 and f.anchor_many_runs
+    assert _facts({**ahead, "runs": [ahead["far_data"]] * 2}).sync_vs_fast == "ahead"

@@ -421,9 +421,11 @@ class Facts:
     down_abs_max: float | None
     down_finite: bool
     # published steps on an H200 (anchors.py) against this run's fastest step that passed its check, as TB/s of
-    # weights: the anchors' single figures against the TB/s of this run's slowest and fastest rounds
+    # weights: the anchors' single figures against the slowest and fastest rounds of every run of the current code
     has_anchors: bool  # some step passed its check
     anchors_same_gpu: bool  # this run's GPU is an H200 too
+    anchor_runs: int  # the runs of the current code the stands below hold in (the figures are this run's)
+    anchor_many_runs: bool  # more than one
     anchor_model: str
     anchor_repo: str  # where the published figures are: owner/name, the file, its commit
     anchor_path: str
@@ -864,43 +866,49 @@ def _down(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
         down_alone_faster=alone < mv, down_is_best=bool(best and best["name"] == "down_ring"), **check)
 
 
-def _stand(row: dict[str, Any] | None, tbps: float) -> Stand:
-    """This run's row against a published TB/s: ahead if even its slowest round reads faster, behind if even its
-    fastest reads slower, else level."""
-    if row is None:
+def _stand(rows: list[dict[str, Any]], tbps: float) -> Stand:
+    """This run's rows of one kind (one per run of the current code) against a published TB/s: ahead if even the
+    slowest round of every run reads faster, behind if even the fastest reads slower, else level."""
+    if not rows:
         return "missing"
-    return "ahead" if row["tbps_low"] > tbps else "behind" if row["tbps_high"] < tbps else "level"
+    low, high = min(r["tbps_low"] for r in rows), max(r["tbps_high"] for r in rows)
+    return "ahead" if low > tbps else "behind" if high < tbps else "level"
 
 
-def _anchors(d: dict[str, Any], gpu: str) -> dict[str, Any]:
+def _anchors(d: dict[str, Any], gpu: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
     rows = far.anchor_rows(d)
+    every = [r for x in runs for r in far.anchor_rows(x)]  # each run's rows: its own fastest correct step
     pub = sorted((r for r in rows if r["kind"] == "published mean"), key=lambda r: -r["tbps"])
     fast, slow = pub[0], pub[-1]
     sync = next((r for r in rows if r["kind"] == "synchronised"), None)
     loop = next((r for r in rows if r["kind"] == "back to back"), None)
+    syncs, loops = ([r for r in every if r["kind"] == k] for k in ("synchronised", "back to back"))
     fit = far.layer_fit(d)
     goal_tbps = d["weight_bytes"] / (GOAL_MS * 1e9)
-    layer_mb = anchors.llama_layer_bytes() / 1e6
     return dict(
-        has_anchors=sync is not None, anchors_same_gpu="H200" in gpu, anchor_model=anchors.MODEL,
-        anchor_repo=anchors.REPO, anchor_path=anchors.PATH, anchor_commit=anchors.COMMIT,
-        anchor_steps=anchors.TIMED_STEPS,
-        anchor_gb=fast["weight_gb"], anchor_layers=anchors.LLAMA32_1B["num_hidden_layers"], anchor_layer_mb=layer_mb,
+        has_anchors=sync is not None, anchors_same_gpu="H200" in gpu, anchor_runs=len(runs),
+        anchor_many_runs=len(runs) > 1,
+        anchor_model=anchors.MODEL, anchor_repo=anchors.REPO, anchor_path=anchors.PATH, anchor_commit=anchors.COMMIT,
+        anchor_steps=anchors.TIMED_STEPS, anchor_gb=fast["weight_gb"],
+        anchor_layers=anchors.LLAMA32_1B["num_hidden_layers"], anchor_layer_mb=anchors.llama_layer_bytes() / 1e6,
         our_layers=fit and fit["layers"], our_layer_mb=fit and fit["layer_bytes"] / 1e6,
         anchor_fewer_layers=bool(fit) and anchors.LLAMA32_1B["num_hidden_layers"] < fit["layers"],
         anchor_fast_label=fast["who"], anchor_fast_tbps=fast["tbps"], anchor_fast_share=fast["copy_share"],
         anchor_slow_label=slow["who"], anchor_slow_tbps=slow["tbps"], anchor_slow_share=slow["copy_share"],
         ours_tbps=sync and sync["tbps"], ours_share=sync and sync["copy_share"],
         ours_loop_tbps=loop and loop["tbps"], ours_loop_share=loop and loop["copy_share"],
-        sync_vs_fast=_stand(sync, fast["tbps"]), sync_vs_slow=_stand(sync, slow["tbps"]),
-        loop_vs_fast=_stand(loop, fast["tbps"]), loop_vs_slow=_stand(loop, slow["tbps"]),
+        sync_vs_fast=_stand(syncs, fast["tbps"]) if sync else "missing",
+        sync_vs_slow=_stand(syncs, slow["tbps"]) if sync else "missing",
+        loop_vs_fast=_stand(loops, fast["tbps"]) if loop else "missing",
+        loop_vs_slow=_stand(loops, slow["tbps"]) if loop else "missing",
         goal_tbps=goal_tbps, goal_over_fast=goal_tbps / fast["tbps"])
 
 
 def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[str, Any], launch: dict[str, Any],
-              gpu: str) -> Facts:
+              gpu: str, runs: list[dict[str, Any]] | None = None) -> Facts:
     """far_data: decode_far.ladder; six: decode.six_ways on the same machine; laptop_six: the article's
-    decode.six_ways record; launch: machine.ceilings' launch figures."""
+    decode.six_ways record; launch: machine.ceilings' launch figures; runs: every run of the current code of
+    decode_far.ladder (default: far_data alone), which the verdicts against the published steps must hold in."""
     d = far_data
     s = far.summaries(d)
     rows = far.waterfall(d)
@@ -959,10 +967,11 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
                   for n in (d["baseline"], *d["steps"])},
         **_checks(d, s, six), **_savings(rows, launch), **_matvec(d, by), **_plain(d, g["over_ms"]), **_pdl(d, by),
         **_alone(d, by), **_tables(d), **_waits(d, by), **_fit(d, g["floor_share_needed"]),
-        **_timeline(d), **_handoff(d), **_ring(d, by), **_few(d, by), **_down(d, by), **_anchors(d, gpu))
+        **_timeline(d), **_handoff(d), **_ring(d, by), **_few(d, by), **_down(d, by), **_anchors(d, gpu, runs or [d]))
 
 
 def facts(machine: str | None = None) -> Facts:
     r = page.result("decode_far.ladder", machine)
     return from_data(r.data, page.result("decode.six_ways", machine).data, page.result("decode.six_ways", LAPTOP).data,
-                     page.result("machine.ceilings", machine).data["launch"], page.machine_label(r))
+                     page.result("machine.ceilings", machine).data["launch"], page.machine_label(r),
+                     [x.data for x in page.fresh_runs("decode_far.ladder", machine)])
