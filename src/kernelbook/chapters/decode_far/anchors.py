@@ -16,7 +16,7 @@ from typing import Any
 
 REPO, PATH = "msaroufim/megakernels-vs-cuda-graphs", "llama/docs/RESULTS.md"
 COMMIT = "e7b1b5eb0e1b22370aebe48638205f046fdac620"
-MODEL = "Llama-3.2-1B"
+MODEL, GPU = "Llama-3.2-1B", "H200"  # what the published steps ran
 TIMED_STEPS = 127  # dependent decode steps a published mean is over, after 32 prompt tokens
 
 # meta-llama/Llama-3.2-1B's config.json, the fields that size its weights (no biases, tied embeddings)

@@ -420,6 +420,15 @@ class Facts:
     down_outputs: int | None
     down_abs_max: float | None
     down_finite: bool
+    down_programs: int | None  # the grid of the checked config
+    down_in_flight_mb: float | None  # what its programs' rings hold (at most W_down): the most on its way at the wait
+    down_weight_mb: float | None  # W_down, one layer
+    down_is_best: bool
+    retune_pdl_label: str
+    retune_pdl_alone_us: float | None
+    retune_pdl_us: float | None
+    retune_pdl_cut: float | None
+    retune_pdl_helped: bool
     # published steps on an H200 (anchors.py) against this run's fastest step that passed its check, as TB/s of
     # weights: the anchors' single figures against the slowest and fastest rounds of every run of the current code
     has_anchors: bool  # some step passed its check
@@ -427,6 +436,7 @@ class Facts:
     anchor_runs: int  # the runs of the current code the stands below hold in (the figures are this run's)
     anchor_many_runs: bool  # more than one
     anchor_model: str
+    anchor_gpu: str  # the GPU the published steps ran on
     anchor_repo: str  # where the published figures are: owner/name, the file, its commit
     anchor_path: str
     anchor_commit: str
@@ -453,15 +463,6 @@ class Facts:
     loop_vs_slow: Stand
     goal_tbps: float  # the weights read in goal_ms
     goal_over_fast: float  # ... over the fastest published step's TB/s
-    down_programs: int | None  # the grid of the checked config
-    down_in_flight_mb: float | None  # what its programs' rings hold (at most W_down): the most on its way at the wait
-    down_weight_mb: float | None  # W_down, one layer
-    down_is_best: bool
-    retune_pdl_label: str
-    retune_pdl_alone_us: float | None
-    retune_pdl_us: float | None
-    retune_pdl_cut: float | None
-    retune_pdl_helped: bool
 
 
 def _strip(label: str) -> str:
@@ -886,9 +887,10 @@ def _anchors(d: dict[str, Any], gpu: str, runs: list[dict[str, Any]]) -> dict[st
     fit = far.layer_fit(d)
     goal_tbps = d["weight_bytes"] / (GOAL_MS * 1e9)
     return dict(
-        has_anchors=sync is not None, anchors_same_gpu="H200" in gpu, anchor_runs=len(runs),
+        has_anchors=sync is not None, anchors_same_gpu=anchors.GPU in gpu, anchor_runs=len(runs),
         anchor_many_runs=len(runs) > 1,
-        anchor_model=anchors.MODEL, anchor_repo=anchors.REPO, anchor_path=anchors.PATH, anchor_commit=anchors.COMMIT,
+        anchor_model=anchors.MODEL, anchor_gpu=anchors.GPU, anchor_repo=anchors.REPO, anchor_path=anchors.PATH,
+        anchor_commit=anchors.COMMIT,
         anchor_steps=anchors.TIMED_STEPS, anchor_gb=fast["weight_gb"],
         anchor_layers=anchors.LLAMA32_1B["num_hidden_layers"], anchor_layer_mb=anchors.llama_layer_bytes() / 1e6,
         our_layers=fit and fit["layers"], our_layer_mb=fit and fit["layer_bytes"] / 1e6,

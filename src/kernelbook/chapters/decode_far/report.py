@@ -265,12 +265,12 @@ def anchor_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     if best is None:
         return rows
     ours, per = data["weight_bytes"], rounds_of(data, best["name"])
-    who = f"this page: {best['label'].removeprefix('+ ')}"
-    rows.append(row(who, "Qwen2.5-1.5B", ours, 1e3 * best["step_ms"], "synchronised", 1e3 * best["step_min_ms"],
+    who, model = f"this page: {best['label'].removeprefix('+ ')}", "Qwen2.5-1.5B"
+    rows.append(row(who, model, ours, 1e3 * best["step_ms"], "synchronised", 1e3 * best["step_min_ms"],
                     1e3 * best["step_max_ms"]))
     loops = [p["loop_ms"] for p in per if p.get("loop_ms") is not None]
     if loops:
-        rows.append(row(who, "Qwen2.5-1.5B", ours, 1e3 * statistics.median(loops), "back to back", 1e3 * min(loops),
+        rows.append(row(who, model, ours, 1e3 * statistics.median(loops), "back to back", 1e3 * min(loops),
                         1e3 * max(loops)))
     return rows
 
