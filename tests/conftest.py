@@ -38,6 +38,7 @@ def fixture_results(tmp_path, monkeypatch):
         shutil.copytree(PUBLISHED, d / PUBLISHED.name)
     monkeypatch.setenv("KERNELBOOK_RESULTS", str(d))
     monkeypatch.setenv("KERNELBOOK_MODE", "replay")
+    monkeypatch.setenv("KERNELBOOK_GUARDS", "flag")  # the pages' words are the H200's, not the fixtures'
     return d
 
 
@@ -88,3 +89,18 @@ def compile_in_child(script: str, *args: str, timeout: int = 600) -> str:
                          timeout=timeout)
     assert run.returncode == 0, run.stderr[-3000:]
     return run.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """The site built once per session, strictly, from the committed results (or the one KERNELBOOK_SITE_DIR names,
+    as .ci/run builds it)."""
+    if os.environ.get("KERNELBOOK_SITE_DIR"):
+        return Path(os.environ["KERNELBOOK_SITE_DIR"])
+    site = tmp_path_factory.mktemp("built") / "site"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KERNELBOOK_")}
+    out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)],
+                         cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=900,
+                         env={**env, "KERNELBOOK_MODE": "replay", "NO_MKDOCS_2_WARNING": "1"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    return site

@@ -6,7 +6,8 @@
   shards N             the N shards and the time limit a job needs for each (--json: a GitHub Actions matrix)
   merge DIR... --into results
                        copy the runs of other results folders in, each checked; nothing copied on a conflict
-  check                exit 1 if any experiment lacks a fresh result for the primary machine, naming the fix
+  check                exit 1 if any experiment lacks a fresh result for the primary machine, naming the fix, or
+                       if a guard a page names does not hold on it (kernelbook.guards)
   notebooks            write each chapter as a notebook that measures on the reader's GPU
 """
 
@@ -123,12 +124,21 @@ def cmd_check(args: argparse.Namespace) -> int:
             bad.append(f"OTHER    {e.name}: {paths.display(res.path)} was measured at {at}, not at "
                        f"{args.commit[:12]}")
     bad += [f"STRAY    {line}" for line in store.strays(machine)]
+    from kernelbook import guards
+
+    strict = guards.strict(machine)  # the pages are written for this machine's data: their guards must hold
+    if not bad and strict:
+        bad += [f"GUARD    {line}" for line in guards.check_pages(machine=machine)]
     if not bad:
-        print(f"kernelbook check: all {len(EXPERIMENTS)} experiments have fresh results on {machine}")
+        print(f"kernelbook check: all {len(EXPERIMENTS)} experiments have fresh results on {machine}"
+              + (" and every guard the pages name holds" if strict else ""))
         return 0
     for line in bad:
         print(line)
-    runs = [line for line in bad if not line.startswith("STRAY")]
+    runs = [line for line in bad if not line.startswith(("STRAY", "GUARD"))]
+    if any(line.startswith("GUARD") for line in bad):
+        print("\nA page's words are no longer true of the data: rewrite the paragraph for what was measured, and "
+              "its guard in the chapter's facts.py")
     if runs:
         names = " ".join(line.split()[1].rstrip(":") for line in runs)
         print(f"\n{len(runs)} of {len(EXPERIMENTS)} need measuring on {machine}: python -m kernelbook run {names}")

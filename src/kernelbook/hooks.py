@@ -17,7 +17,7 @@ from typing import Any
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from kernelbook import page, paths, store
+from kernelbook import macros, page, paths, store
 
 
 @event_priority(100)  # before the macros plugin, which reads the primary machine
@@ -35,4 +35,4 @@ def on_pre_page(page_obj: Any, **kwargs: Any) -> Any:
 
 
 def on_page_content(html: str, **kwargs: Any) -> str:
-    return page.warning(page.shown()) + html
+    return page.warning(page.shown()) + macros.flag_box() + html

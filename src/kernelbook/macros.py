@@ -1,32 +1,49 @@
 """The Markdown side of the page API: mkdocs-macros fills each page's inline fields from its chapter's facts.
 
-A page writes its sentences in Markdown and takes every number and verdict inside them from facts:
+A page writes its sentences in Markdown for the primary machine's data, takes every number and verdict inside them
+from the facts, and names above a paragraph the guards it rests on (kernelbook.guards):
 
-    Fusion made add + RMSNorm **{{ f.add_rmsnorm_speedup | times }}** faster{% if f.faster_than_laptop %},
-    more than the laptop's {{ f.laptop_speedup | times }}{% endif %}.
+    {{ holds("fused_faster") }}
+    Fusion made add + RMSNorm **{{ f.add_rmsnorm_speedup | times }}** faster than eager.
 
-`f` is the page's own chapter (docs/fusing-by-hand.md -> kernelbook.chapters.fusing_by_hand.facts), loaded on first
-use; `facts("decode")` is any other chapter's. Each chapter's facts are computed once per build and count as shown
-on every page that uses them, so a stale result behind an inline field puts the warning on that page too (hooks.py).
-Fenced code is wrapped in `{% raw %}` before rendering: code blocks written in a page are never templated, and code
-included with `--8<--` or printed by exec blocks is added after this step, so it never is either.
+`f` is the page's own chapter (docs/fusing-by-hand.md -> kernelbook.chapters.fusing_by_hand.facts) under the one
+rule (kernelbook.factbook: each figure the median over the fresh runs of the current code); `facts("decode")` is
+any other chapter's. Every value renders inside an element that names its fact and says on hover how it was
+obtained:
 
-mkdocs-macros loads this module by `module_name` (mkdocs.yml); Zensical's macros extension loads the same
-`define_env(env)`.
+    <span class="kb-fact" data-fact="fusing_by_hand.norm_speedup" title="median of 3 runs, …">7.0×</span>
+
+A field renders in its chapter's format (`FORMATS` in its facts module) unless a filter says otherwise; a closed
+choice of words is a filter too: `{{ f.versus | pick(faster="faster than", level="level with") }}`.
+Each chapter's facts are computed once per build and count as shown on every page that uses them, so a stale result
+behind an inline field puts the warning on that page too (hooks.py). Fenced code is wrapped in `{% raw %}` before
+rendering: code blocks written in a page are never templated, and code included with `--8<--` or printed by exec
+blocks is added after this step, so it never is either.
+
+mkdocs-macros loads this module by `module_name` (mkdocs.yml) and calls `on_pre_page_macros` before each page;
+Zensical's macros extension calls `define_env(env)` once per page with `env.page` set, and never that hook: both
+paths set the page's `f` here.
 """
 
 from __future__ import annotations
 
+import html
 import importlib
+import math
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
-from kernelbook import page, paths, store
+from kernelbook import factbook, guards, page, paths, store
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[^\n]*\n.*?^(?P=indent)(?P=fence)[ \t]*$",
                    re.M | re.S)
 _cache: dict[tuple[str, str, tuple], tuple[Any, list[store.Result]]] = {}
+# the page being rendered: its source path, chapter and Markdown (the guards name its paragraphs), and the guards
+# that do not hold on this machine (the page's top box lists them)
+_page: dict[str, Any] = {"src": "", "chapter": "", "markdown": "", "failed": []}
+anonymous: list[str] = []  # numbers a filter formatted without a fact behind them (tests/test_facts_site.py)
 
 
 def chapter_of(src_path: str) -> str:
@@ -38,25 +55,137 @@ def has_facts(chapter: str) -> bool:
     return (paths.root() / "src" / "kernelbook" / "chapters" / chapter / "facts.py").is_file()
 
 
-def facts(chapter: str, machine: str | None = None) -> Any:
-    """The facts of `chapter` on `machine` (default: the primary), computed once per build; every call counts the
-    results behind them as shown on the page being built."""
-    machine = paths.primary_machine() if machine is None else machine
-    key = (chapter, machine, tuple(paths.results_dirs()))  # another results folder is another store
-    if key not in _cache:
-        module = importlib.import_module(f"kernelbook.chapters.{chapter}.facts")
-        with page.reading() as read:
-            value = module.facts(machine)
-        _cache[key] = (value, read)
-    value, read = _cache[key]
-    for res in read:
-        page.note(res)
-    return value
+# ---- facts as named values ----------------------------------------------------------------------------------------
+
+class Fact:
+    """One field of a chapter's facts on its way into a sentence: its value, and the name and provenance its
+    element carries. It compares, tests and counts as its value; printed, it is an element naming it."""
+
+    __slots__ = ("name", "value", "title", "fmt")
+
+    def __init__(self, name: str, value: Any, title: str = "", fmt: str | None = None) -> None:
+        self.name, self.value, self.title, self.fmt = name, value, title, fmt
+
+    def __str__(self) -> str:
+        return span(self, default_text(self.value, self.fmt))
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return self.value == plain(other)
+
+    def __ne__(self, other: object) -> bool:
+        return self.value != plain(other)
+
+    def __lt__(self, other: Any) -> bool:
+        return self.value < plain(other)
+
+    def __le__(self, other: Any) -> bool:
+        return self.value <= plain(other)
+
+    def __gt__(self, other: Any) -> bool:
+        return self.value > plain(other)
+
+    def __ge__(self, other: Any) -> bool:
+        return self.value >= plain(other)
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def __iter__(self):
+        return iter(self.value)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.value[key]
+
+    def __contains__(self, item: Any) -> bool:
+        return plain(item) in self.value
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __int__(self) -> int:
+        return int(self.value)
+
+    def __abs__(self) -> Fact:
+        return Fact(self.name, abs(self.value), self.title, self.fmt)
+
+    def __neg__(self) -> Any:
+        return -self.value
+
+    def __add__(self, o: Any) -> Any:
+        return self.value + plain(o)
+
+    def __radd__(self, o: Any) -> Any:
+        return plain(o) + self.value
+
+    def __sub__(self, o: Any) -> Any:
+        return self.value - plain(o)
+
+    def __rsub__(self, o: Any) -> Any:
+        return plain(o) - self.value
+
+    def __mul__(self, o: Any) -> Any:
+        return self.value * plain(o)
+
+    def __rmul__(self, o: Any) -> Any:
+        return plain(o) * self.value
+
+    def __truediv__(self, o: Any) -> Any:
+        return self.value / plain(o)
+
+    def __rtruediv__(self, o: Any) -> Any:
+        return plain(o) / self.value
+
+    def __round__(self, n: int | None = None) -> Any:
+        return round(self.value, n)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    def __repr__(self) -> str:
+        return f"Fact({self.name}={self.value!r})"
+
+    def __getattr__(self, attr: str) -> Any:
+        """A field of a nested record (`f.add_noise.rounds_low`), itself named."""
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        value = getattr(self.value, attr)
+        if isinstance(value, bool) or value is None or isinstance(value, (tuple, list, dict)):
+            return value
+        return Fact(f"{self.name}.{attr}", value, self.title)
 
 
-class PageFacts:
-    """The page's own chapter facts, loaded at the first field the page reads; `overrides` replaces some fields
-    (the tests render every branch of a page this way)."""
+def plain(x: Any) -> Any:
+    return x.value if isinstance(x, Fact) else x
+
+
+def span(fact: Fact, text: str) -> str:
+    """The element a value renders in: its fact's name, and how it was obtained on hover."""
+    title = f' title="{html.escape(fact.title, quote=True)}"' if fact.title else ""
+    return f'<span class="kb-fact" data-fact="{html.escape(fact.name, quote=True)}"{title}>{html.escape(text)}</span>'
+
+
+def default_text(x: Any, fmt: str | None = None) -> str:
+    """How a field reads with no filter: its chapter's FORMATS entry ('num:2', 'pct:1', 'times:1', 'ms:3'…),
+    'pct_down:1', 'plain'), else an int with thousands separators, a float as written, a word as itself."""
+    if fmt:
+        kind, _, digits = fmt.partition(":")
+        return FORMATTERS[kind](x, int(digits) if digits else None)
+    if isinstance(x, bool) or x is None:
+        return "—" if x is None else str(x)
+    if isinstance(x, int):
+        return f"{x:,}"
+    return str(x)
+
+
+class FactsView:
+    """A chapter's facts (kernelbook.factbook) whose fields come out as Facts; `overrides` replaces some values
+    (the guard tests drive a page with a guard turned)."""
 
     def __init__(self, chapter: str, machine: str | None = None, overrides: dict[str, Any] | None = None) -> None:
         self._chapter, self._machine, self._overrides = chapter, machine, overrides or {}
@@ -64,9 +193,49 @@ class PageFacts:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
-        if name in self._overrides:
-            return self._overrides[name]
-        return getattr(facts(self._chapter, self._machine), name)
+        book = _book(self._chapter, self._machine)
+        value = self._overrides[name] if name in self._overrides else getattr(book.facts, name)
+        if isinstance(value, bool) or value is None or isinstance(value, (tuple, list, dict)):
+            return value
+        src = book.sources.get(name)
+        fmt = getattr(importlib.import_module(f"kernelbook.chapters.{self._chapter}.facts"), "FORMATS", {})
+        return Fact(f"{self._chapter}.{name}", value, src.title if src else "", fmt.get(name))
+
+
+PageFacts = FactsView  # the name the notebooks and older tests use
+
+
+def _book(chapter: str, machine: str | None) -> factbook.Book:
+    machine = paths.primary_machine() if machine is None else machine
+    key = (chapter, machine, tuple(paths.results_dirs()))  # another results folder is another store
+    if key not in _cache:
+        b = factbook.book(chapter, machine)
+        _cache[key] = (b, list(b.read))
+    b, read = _cache[key]
+    for res in read:
+        page.note(res)
+    return b
+
+
+def facts(chapter: str, machine: str | None = None) -> FactsView:
+    """Another chapter's facts on `machine` (default: the primary), each field a named Fact; every call counts the
+    results behind them as shown on the page being built."""
+    _book(chapter, machine)
+    return FactsView(chapter, machine)
+
+
+def raw_facts(chapter: str, machine: str | None = None) -> Any:
+    """The chapter's facts dataclass under the one rule, plain values (snippets and tests)."""
+    return _book(chapter, machine).facts
+
+
+FACT_IN_CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
+FACT_ELEMENT = re.compile(r'<span class="kb-fact"[^>]*>(.*?)</span>', re.S)
+
+
+def unwrap_in_code(markdown: str) -> str:
+    """A fact inside inline code (`xnumel = {{ f.xnumel }}`) as its bare text: code shows no markup."""
+    return FACT_IN_CODE.sub(lambda m: m[1] + FACT_ELEMENT.sub(lambda e: html.unescape(e[1]), m[2]) + m[1], markdown)
 
 
 def protect_code(markdown: str) -> str:
@@ -76,58 +245,172 @@ def protect_code(markdown: str) -> str:
 
 # ---- filters: how a number reads in a sentence (raw values stay in the facts) ------------------------------------
 
-def num(x: float | int | None, digits: int = 1) -> str:
+def _named(fn):
+    """A formatting filter that keeps the fact's name: its text goes inside the fact's element."""
+    def filt(x: Any, *args: Any, **kw: Any) -> str:
+        text = fn(plain(x), *args, **kw)
+        if isinstance(x, Fact):
+            return span(x, text)
+        if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x):
+            anonymous.append(f"{_page['src'] or '?'}: {text}")
+        return text
+    filt.__name__ = fn.__name__
+    filt.__doc__ = fn.__doc__
+    return filt
+
+
+def _num(x: float | int | None, digits: int = 1) -> str:
     return page.num(x, digits)
 
 
-def pct(x: float | None, digits: int = 0) -> str:
+def _pct(x: float | None, digits: int = 0) -> str:
     return page.pct(x, digits)
 
 
-def pct_down(x: float | None, digits: int = 1) -> str:
+def _pct_down(x: float | None, digits: int = 1) -> str:
     return page.pct_down(x, digits)
 
 
-def times(x: float | None, digits: int = 1) -> str:
+def _times(x: float | None, digits: int = 1) -> str:
     """7.04 -> '7.0×'."""
     return "—" if x is None else f"{x:,.{digits}f}×"
 
 
-def signed(x: float | None, digits: int = 2) -> str:
+def _signed(x: float | None, digits: int = 2) -> str:
     """0.13 -> '+0.13', -0.3 -> '−0.30' (a true minus sign)."""
     return "—" if x is None else f"{x:+,.{digits}f}".replace("-", "−")
 
 
-def s(n: int | float, plural: str = "s") -> str:
+num, pct, pct_down, times, signed = map(_named, (_num, _pct, _pct_down, _times, _signed))
+FORMATTERS = {"num": lambda x, d: _num(x, 1 if d is None else d), "pct": lambda x, d: _pct(x, d or 0),
+              "plain": lambda x, d: str(x),  # as code writes it: 8192, not 8,192
+              "pct_down": lambda x, d: _pct_down(x, 1 if d is None else d),
+              "times": lambda x, d: _times(x, 1 if d is None else d),
+              "signed": lambda x, d: _signed(x, 2 if d is None else d)}
+
+
+def s(n: Any, plural: str = "s") -> str:
     """The plural ending for a count: 'step{{ n | s }}'."""
-    return "" if n == 1 else plural
+    return "" if plain(n) == 1 else plural
 
 
-FILTERS = {"num": num, "pct": pct, "pct_down": pct_down, "times": times, "signed": signed, "s": s}
+def pick(x: Any, **words: str) -> str:
+    """A closed choice of words by a verdict: `{{ f.stand | pick(ahead="ahead of", level="level with") }}`; the
+    words carry the verdict's name. A verdict the page has no words for is an error, not a silent blank."""
+    key = str(plain(x)).replace(" ", "_").replace("-", "_")
+    if key not in words:
+        raise KeyError(f"{getattr(x, 'name', x)!r} is {plain(x)!r}, which pick() has no words for "
+                       f"(it has: {', '.join(words)})")
+    return span(x, words[key]) if isinstance(x, Fact) else words[key]
 
 
-def render(markdown: str, chapter: str, machine: str | None = None, overrides: dict[str, Any] | None = None) -> str:
+FILTERS = {"num": num, "pct": pct, "pct_down": pct_down, "times": times, "signed": signed, "s": s, "pick": pick}
+
+
+# ---- guards: what a paragraph or a section rests on -------------------------------------------------------------
+
+def _guard(kind: str, names: tuple[str, ...]) -> str:
+    chapter, md = _page["chapter"], _page["markdown"]
+    machine = paths.primary_machine()
+    outcomes = [(n, guards.evaluate(n, chapter, machine)) for n in names]
+    failed = [o for _, o in outcomes if not o.holds]
+    if not failed:
+        return ""
+    first = next(n for n, o in outcomes if not o.holds)  # as the page writes it
+    where = f"docs/{_page['src']}, {'section' if kind == 'needs' else 'paragraph'} " \
+            f"\"{guards.paragraph(md, first, kind)}\""
+    if guards.strict(machine):
+        line = f"{where}: " + "; ".join(o.what_changed() for o in failed)
+        print(f"ERROR   -  kernelbook: {line}", file=sys.stderr, flush=True)  # the one line, even under -q
+        raise guards.GuardError(line)
+    _page["failed"].extend((kind, o) for o in failed)
+    says = "; ".join(o.says for o in failed)
+    text = html.escape(f"Not true of {machine}: {says}", quote=True)
+    if kind == "needs":
+        return f'\n!!! warning "This section rests on what does not hold here"\n    {text}\n\n'
+    return f'<span class="kb-flag" title="{text}">⚑ not true here:</span> '
+
+
+def holds(*names: str) -> str:
+    """Above a paragraph: the guards it rests on. Nothing on the page when they hold (see kernelbook.guards)."""
+    return _guard("holds", names)
+
+
+def needs(*names: str) -> str:
+    """Under a heading: the guards its whole section rests on."""
+    return _guard("needs", names)
+
+
+def flag_box() -> str:
+    """The page's top box: every guard that does not hold on this machine (empty on the primary, where a failing
+    guard stops the build)."""
+    if not _page["failed"]:
+        return ""
+    items = "".join(f"<li>{html.escape(o.says)} (<code>{html.escape(o.name)}</code>)</li>" for _, o in _page["failed"])
+    return (f'<div class="admonition warning kb-flags"><p class="admonition-title">Written for '
+            f'{html.escape(paths.pyproject_primary())}; not true on {html.escape(paths.primary_machine())}</p>'
+            f"<p>The paragraphs marked ⚑ below state what this machine's results do not bear out:</p><ul>{items}"
+            f"</ul></div>")
+
+
+def begin(src: str, markdown: str) -> None:
+    """A page starts rendering."""
+    _page.update(src=src, chapter=chapter_of(src), markdown=markdown, failed=[])
+
+
+def render(markdown: str, chapter: str, machine: str | None = None, overrides: dict[str, Any] | None = None,
+           src: str | None = None) -> str:
     """A page's Markdown with its fields filled, outside MkDocs, as mkdocs-macros fills them (strict: an unknown
     field is an error). The tests and the notebooks use it."""
+
+    begin(src or f"{chapter.replace('_', '-')}.md", markdown)
+    env = _jinja()
+    f = FactsView(chapter, machine, overrides) if has_facts(chapter) else None
+    return unwrap_in_code(env.from_string(protect_code(markdown)).render(
+        f=f, facts=lambda c, m=None: facts(c, m or machine), holds=holds, needs=needs,
+        machine=machine or paths.primary_machine()))
+
+
+_env: list[Any] = []
+
+
+def _jinja() -> Any:
+    """One Jinja environment for every render (a new one per call costs more than the page)."""
     import jinja2
 
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-    env.filters.update(FILTERS)
-    f = PageFacts(chapter, machine, overrides) if has_facts(chapter) else None
-    return env.from_string(protect_code(markdown)).render(f=f, facts=lambda c, m=None: facts(c, m or machine),
-                                                          machine=machine or paths.primary_machine())
+    if not _env:
+        env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+        env.filters.update(FILTERS)
+        _env.append(env)
+    return _env[0]
 
 
 def define_env(env: Any) -> None:
-    _cache.clear()  # a new build (mkdocs serve rebuilds in one process) reads the store again
+    pg = getattr(env, "page", None)
+    if pg is None:  # mkdocs-macros: once per build
+        _cache.clear()  # a new build (mkdocs serve rebuilds in one process) reads the store again
+        factbook.clear()
     for name, fn in FILTERS.items():
         env.filter(fn, name)
     env.macro(facts, "facts")
+    env.macro(holds, "holds")
+    env.macro(needs, "needs")
     env.variables["machine"] = paths.primary_machine()
+    if pg is not None:  # Zensical: once per page, with the page set
+        _set_page(env)
+
+
+def _set_page(env: Any) -> None:
+    src = env.page.file.src_path
+    chapter = chapter_of(src)
+    begin(src, env.markdown)
+    env.variables["f"] = FactsView(chapter) if has_facts(chapter) else None
+    env.markdown = protect_code(env.markdown)
 
 
 def on_pre_page_macros(env: Any) -> None:
-    src = env.page.file.src_path
-    chapter = chapter_of(src)
-    env.variables["f"] = PageFacts(chapter) if has_facts(chapter) else None
-    env.markdown = protect_code(env.markdown)
+    _set_page(env)
+
+
+def on_post_page_macros(env: Any) -> None:
+    env.markdown = unwrap_in_code(env.markdown)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import html
 import io
 import json
 import math
@@ -122,9 +123,38 @@ def _wants_measuring(name: str, machine: str) -> bool:
     return slug == machine and store.status(name, machine) in (store.MISSING, store.STALE)
 
 
+asked_across: set[str] = set()  # the experiments whose every fresh run was read (kernelbook.factbook clears it)
+asked_one: set[str] = set()  # ... and those whose one run (the newest, or a pick) was read
+_across_depth: list[str] = []
+_picks: list[dict[str, int]] = [{}]  # experiment -> which fresh run page.result returns (0: the newest)
+
+
+@contextmanager
+def picking(picks: dict[str, int]) -> Iterator[None]:
+    """Inside the block, page.result(e) returns the picks[e]-th newest fresh run of e (on the primary machine)."""
+    _picks.append(picks)
+    try:
+        yield
+    finally:
+        _picks.pop()
+
+
+def _picked(name: str, machine: str) -> store.Result | None:
+    """The run a `picking` block asks for, or None outside one (page.result reads the store as usual)."""
+    k = _picks[-1].get(name, 0)
+    if not k or machine != paths.primary_machine():
+        return None
+    fresh = [r for r in store.runs(name, machine) if r.status == store.FRESH]
+    return store.check_schema(fresh[-1 - k]) if k < len(fresh) else None
+
+
 def result(name: str, machine: str | None = None) -> store.Result:
     """The result of `name` on `machine` (default: the primary machine), measured first where the mode says so."""
     machine = paths.primary_machine() if machine is None else machine
+    if not _across_depth:
+        asked_one.add(name)
+    if (older := _picked(name, machine)) is not None:
+        return older  # an older fresh run, read for the one rule (kernelbook.factbook): counted as shown by none
     if _wants_measuring(name, machine):
         _measure(name, machine)
     res = store.load(name, machine)
@@ -140,7 +170,12 @@ def fresh_runs(name: str, machine: str | None = None) -> list[store.Result]:
     verdict that must hold in every run reads. At least one, since the page's result is measured first where the
     mode says so; each counts as shown on the page."""
     machine = paths.primary_machine() if machine is None else machine
-    shown_one = result(name, machine)
+    asked_across.add(name)
+    _across_depth.append(name)
+    try:
+        shown_one = result(name, machine)
+    finally:
+        _across_depth.pop()
     if shown_one.published:
         return [shown_one]
     found = [store.check_schema(r) for r in store.runs(name, machine) if r.status == store.FRESH] or [shown_one]
@@ -262,12 +297,19 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | No
     return "\n".join(lines) + "\n" + downloads(headers, rows, name or _slug(headers[0]))
 
 
+def _text(cell: Any) -> Any:
+    """A cell without its markup: '<span …>7.0×</span>' -> '7.0×'."""
+    return html.unescape(re.sub(r"<[^>]+>", "", cell)) if isinstance(cell, str) and "<" in cell else cell
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "table"
 
 
 def downloads(headers: Sequence[str], rows: Sequence[Sequence[Any]], stem: str) -> str:
-    """Two links carrying the table itself as data: URIs, so no file has to be written into the site."""
+    """Two links carrying the table itself as data: URIs, so no file has to be written into the site. A cell's
+    markup (a fact's element) is left out: the files hold its text."""
+    rows = [[_text(c) for c in r] for r in rows]
     buf = io.StringIO()
     csv.writer(buf).writerows([headers, *rows])
     as_json = json.dumps([dict(zip(headers, map(str, r), strict=True)) for r in rows], ensure_ascii=False, indent=1)
@@ -276,7 +318,6 @@ def downloads(headers: Sequence[str], rows: Sequence[Sequence[Any]], stem: str) 
         f'href="data:{mime};base64,{base64.b64encode(text.encode()).decode()}">{ext.upper()}</a>')
     return f'\n<p class="kb-downloads">Download this table: {link(buf.getvalue(), "text/csv", "csv")} · ' \
            f'{link(as_json, "application/json", "json")}</p>\n'
-
 
 
 def figure(fig: Any, alt: str, caption: bool = False) -> str:
@@ -294,6 +335,14 @@ def figure(fig: Any, alt: str, caption: bool = False) -> str:
     if caption:
         return f'\n<figure class="kb-figure">{img}<figcaption>{html.escape(alt)}.</figcaption></figure>\n'
     return f"\n{img}\n"
+
+
+def fact(chapter: str, name: str) -> str:
+    """A chapter's fact as a table cell: the same text and element (its name, how it was obtained) as in the
+    prose, so that a headline figure reads alike in both (kernelbook.macros)."""
+    from kernelbook import macros
+
+    return str(getattr(macros.facts(chapter), name))
 
 
 def machine_label(res: store.Result) -> str:

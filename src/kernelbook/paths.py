@@ -78,6 +78,12 @@ def primary_machine() -> str:
     env = os.environ.get("KERNELBOOK_MACHINE")
     if env is not None:
         return check_machine(env, "KERNELBOOK_MACHINE")
+    return pyproject_primary()
+
+
+def pyproject_primary() -> str:
+    """The machine the pages are written for (pyproject's [tool.kernelbook] primary-machine), whatever
+    KERNELBOOK_MACHINE shows: where a page's guards must hold."""
     conf = _pyproject(root() / "pyproject.toml").get("tool", {}).get("kernelbook", {})
     return check_machine(conf.get("primary-machine", DEFAULT_PRIMARY), "pyproject's primary-machine")
 

@@ -20,6 +20,8 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -272,6 +274,50 @@ def _runs_folder(machine: str, name: str) -> Path:
     return d
 
 
+_memo: list[dict[tuple, Any]] = []  # while a `held()` block runs: what runs() and load() read, by their arguments
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """Inside the block the store is taken not to change: runs() and load() read each file once (a chapter's facts
+    computed once per run, kernelbook.factbook). Nothing read inside may be changed by its reader."""
+    _memo.append({})
+    try:
+        yield
+    finally:
+        _memo.pop()
+
+
+def once(key: tuple, compute: Any) -> Any:
+    """compute(), once per `held()` block for `key` (every call outside one)."""
+    if not _memo:
+        return compute()
+    key = ("once", *key, tuple(paths.results_dirs()))
+    if key not in _memo[-1]:
+        _memo[-1][key] = compute()
+    return _memo[-1][key]
+
+
+def _memoized(fn):
+    def wrapper(name: str, machine: str | None = None):
+        if not _memo:
+            return fn(name, machine)
+        key = (fn.__name__, name, paths.primary_machine() if machine is None else machine,
+               tuple(paths.results_dirs()))
+        if key not in _memo[-1]:
+            try:
+                _memo[-1][key] = fn(name, machine)
+            except (FileNotFoundError, StoreError) as e:
+                _memo[-1][key] = e
+        got = _memo[-1][key]
+        if isinstance(got, Exception):
+            raise got
+        return list(got) if isinstance(got, list) else got
+    wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__
+    return wrapper
+
+
+@_memoized
 def runs(name: str, machine: str | None = None) -> list[Result]:
     """Every stored run of `name` on `machine`, oldest first, each with its fresh/stale status (published records
     are not runs)."""
@@ -282,6 +328,7 @@ def runs(name: str, machine: str | None = None) -> list[Result]:
     return [_result(exp, machine, p) for p in files]
 
 
+@_memoized
 def load(name: str, machine: str | None = None) -> Result:
     """The result of `name` on `machine` (default: the primary) that pages show: its published figures if that
     machine's are published, else its newest fresh run, else its newest run (stale)."""

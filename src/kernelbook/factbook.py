@@ -1,0 +1,187 @@
+"""A chapter's facts under the site's one rule, with the way each figure was obtained.
+
+The rule, for every figure a page shows: **the median over the fresh runs of the current code of each run's
+figure**. A chapter's `facts.py` is written for one run (it reads `page.result`, the newest run of each experiment);
+this module computes it once more for every older fresh run of each experiment it read, sees which experiments each
+numeric field depends on, and replaces the field by its median over those runs:
+
+    field depends on           its value                                   its source (a number's hover text)
+    no experiment that moved   the newest run's (the same in every run)    "the same in all 3 runs"
+    one experiment             median over that experiment's fresh runs    "median of 3 runs, 12-01 to 12-03, 3.19–3.36"
+    several experiments        median over their runs taken newest-first   likewise, over as many runs as they share
+
+Booleans, verdicts, words and tables are the newest run's. A chapter that reads every stored run itself (the
+stability page, the claims ledger) sets `ONE_RULE = False` and says how in `RULE`, its numbers' hover text. A field
+that the chapter already takes across runs itself (kernelbook.across.fields: no pick moves it, and the runs' ends
+beside it, `<name>_runs_low`/`_runs_high` or `<name>_low`/`_high`) keeps its value and gets that range. A module may
+define `derive(facts) -> dict` for the ratios and shares a page prints beside their figures: they are computed again
+from the medians, so that a ratio always reads as the figures next to it divide.
+
+    book = factbook.book("decode")          # computed once per build and machine
+    book.facts.best_ms, book.sources["best_ms"].title   # 3.21, 'median of 2 runs, 2026-12-01 to 12-03 …'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from kernelbook import page, paths, store
+
+PUBLISHED = ("laptop_", "article_")  # a field named so quotes the article's published record, not a run of ours
+
+
+@dataclass(frozen=True)
+class Source:
+    """How one field was obtained: the text a reader sees on hovering it."""
+    rule: str  # "median", "same", "newest", "derived", "across", "own", "published"
+    runs: tuple[str, ...] = ()  # the runs' start stamps, oldest first
+    low: float | None = None
+    high: float | None = None
+    experiments: tuple[str, ...] = ()
+    inputs: tuple[str, ...] = ()  # a derived field's figures
+
+    @property
+    def title(self) -> str:
+        days = sorted({r[:8] for r in self.runs})
+        span = "" if not days else (f", {_day(days[0])}" if len(days) == 1
+                                     else f", {_day(days[0])} to {_day(days[-1])}")
+        what = " from " + ", ".join(self.experiments) if self.experiments else ""
+        if self.rule in ("median", "across"):
+            rng = "" if self.low is None else f", runs {_g(self.low)} to {_g(self.high)}"
+            return f"median of {len(self.runs)} run{'s' * (len(self.runs) != 1)}{span}{rng}{what}"
+        if self.rule == "same":
+            return f"the same in all {len(self.runs)} runs{span}{what}"
+        if self.rule == "derived":
+            return "computed from the medians of " + ", ".join(self.inputs)
+        if self.rule == "own":
+            return self.inputs[0]
+        if self.rule == "published":
+            return "the article's figure, from its published record (RTX 4060 Laptop)"
+        return f"newest run{'s' * (len(self.runs) > 1)}{span}{what}"
+
+
+def _g(x: float) -> str:
+    return f"{x:,.4g}" if abs(x) < 1e4 else f"{x:,.0f}"
+
+
+def _day(stamp: str) -> str:
+    return f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]}"
+
+
+@dataclass(frozen=True)
+class Book:
+    chapter: str
+    machine: str
+    facts: Any
+    sources: dict[str, Source]
+    read: tuple[store.Result, ...]  # every result the facts read (the newest of each): the page's stale warning
+
+
+def _numeric(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _median(values: list[Any]) -> Any:
+    if all(isinstance(v, int) for v in values):
+        return statistics.median_low(values)
+    return statistics.median(values)
+
+
+def _compute(module: Any, machine: str, picks: dict[str, int]) -> Any:
+    with page.picking(picks), page.reading():
+        return module.facts(machine)
+
+
+def compute(chapter: str, machine: str | None = None) -> Book:
+    """`chapter`'s facts on `machine` under the one rule (see the module's docstring)."""
+    with store.held():  # one computation per run reads the same files: each once
+        return _compute_book(chapter, machine)
+
+
+def _compute_book(chapter: str, machine: str | None) -> Book:
+    machine = paths.primary_machine() if machine is None else machine
+    module = importlib.import_module(f"kernelbook.chapters.{chapter}.facts")
+    page.asked_across.clear()
+    page.asked_one.clear()
+    with page.reading() as read:
+        base = module.facts(machine)
+    across, picked = sorted(page.asked_across), set(page.asked_one)  # a pick moves only what was read one run at a time
+    names = [f.name for f in dataclasses.fields(base)]
+    mine = {r.experiment: r for r in read if r.machine == machine and not r.published}
+    runs = {e: [r for r in store.runs(e, machine) if r.status == store.FRESH] for e in mine}
+    values: dict[str, dict[str, list[Any]]] = {}  # experiment -> field -> values, newest run first
+    if not getattr(module, "ONE_RULE", True):  # a chapter that reads every stored run itself says how
+        own = Source("own", inputs=(module.RULE,))
+        return Book(chapter, machine, base, dict.fromkeys(names, own), tuple(read))
+    if machine == paths.primary_machine():
+        for e, rs in runs.items():
+            if len(rs) < 2 or e not in picked:
+                continue
+            variants = [base] + [_compute(module, machine, {e: k}) for k in range(1, len(rs))]
+            values[e] = {n: [getattr(v, n) for v in variants] for n in names}
+    out: dict[str, Any] = {}
+    sources: dict[str, Source] = {}
+    for n in names:
+        x = getattr(base, n)
+        stamps = lambda e, k=None: tuple(r.run for r in (runs[e] if k is None else runs[e][len(runs[e]) - k:]))  # noqa: E731
+        if not _numeric(x):
+            sources[n] = Source("published") if n.startswith(PUBLISHED) else Source(
+                "newest", tuple(sorted(r.run for r in mine.values())))
+            continue
+        deps = [e for e in values if any(v != x for v in values[e][n])]
+        ends = next(((lo, hi) for lo, hi in ((n + "_runs_low", n + "_runs_high"), (n + "_low", n + "_high"))
+                     if lo in names and hi in names), None)
+        if not deps and ends and across:  # taken across runs by the chapter itself, with the runs' range beside it
+            es = tuple(e for e in across if e in runs) or tuple(mine)
+            biggest = max(es, key=lambda e: len(runs[e]), default=None)
+            sources[n] = Source("across", stamps(biggest) if biggest else (), getattr(base, ends[0]),
+                                getattr(base, ends[1]), es if len(es) == 1 else ())
+            continue
+        if not deps and n.startswith(PUBLISHED):
+            sources[n] = Source("published")
+            continue
+        if not deps:
+            every = [e for e in values]
+            sources[n] = (Source("same", stamps(every[0]), experiments=tuple(every)) if every
+                          else Source("newest", tuple(sorted(r.run for r in mine.values())),
+                                      experiments=tuple(mine)))
+            continue
+        if len(deps) == 1:
+            vals = values[deps[0]][n]
+            e = deps[0]
+            out[n] = _median(vals)
+            sources[n] = Source("median", stamps(e), min(vals), max(vals), (e,))
+            continue
+        k_runs = min(len(runs[e]) for e in deps)
+        vals = [x] + [getattr(_compute(module, machine, dict.fromkeys(deps, k)), n) for k in range(1, k_runs)]
+        out[n] = _median(vals)
+        sources[n] = Source("median", stamps(deps[0], k_runs), min(vals), max(vals), tuple(deps))
+    facts = dataclasses.replace(base, **out) if out else base
+    derive = getattr(module, "derive", None)
+    if derive is not None:
+        derived = derive(facts)
+        facts = dataclasses.replace(facts, **derived)
+        for n, inputs in getattr(module, "DERIVED_FROM", {}).items():
+            if n in derived:
+                sources[n] = Source("derived", inputs=tuple(inputs))
+    return Book(chapter, machine, facts, sources, tuple(read))
+
+
+_books: dict[tuple[str, str, tuple], Book] = {}
+
+
+def book(chapter: str, machine: str | None = None) -> Book:
+    """compute(), once per build, machine and results folder."""
+    machine = paths.primary_machine() if machine is None else machine
+    key = (chapter, machine, tuple(paths.results_dirs()))
+    if key not in _books:
+        _books[key] = compute(chapter, machine)
+    return _books[key]
+
+
+def clear() -> None:
+    _books.clear()

@@ -1,0 +1,142 @@
+"""Guards: what a paragraph of a page takes to be true of the data, declared beside the chapter's facts.
+
+A page writes its sentences for the primary machine's data, and names above each paragraph that states what the
+data decides the predicates it rests on:
+
+    {{ holds("fused_faster") }}
+    The hand-written kernel ran add + RMSNorm **{{ f.norm_speedup }}** faster than eager.
+
+A chapter declares them in its facts module, each with the claim in words and a test of its facts:
+
+    GUARDS = {
+        "fused_faster": ("the fused add + RMSNorm beats eager in every round",
+                         lambda f: f.norm_fused_versus == "faster"),
+    }
+
+`holds("decode.graph_faster")` names another chapter's guard. On the primary machine (pyproject's) a guard that
+stops holding fails `mkdocs build --strict` and `python -m kernelbook check` with one line that names the page, the
+paragraph and the fields the guard read; on any other machine (KERNELBOOK_MACHINE, a reader's GPU) the paragraph is
+flagged instead and the page's top box lists it. `{{ needs("guard") }}` under a heading does the same for a
+section.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kernelbook import factbook, paths
+
+CALL = re.compile(r"""{{-?\s*(holds|needs)\(\s*((?:"[^"]*"\s*,?\s*)+)\)\s*-?}}""")
+NAME = re.compile(r'"([^"]*)"')
+
+
+class GuardError(RuntimeError):
+    """A guard does not hold on the primary machine: the page's words are no longer true of its data."""
+
+
+class UnknownGuard(KeyError):
+    pass
+
+
+@dataclass(frozen=True)
+class Outcome:
+    name: str  # 'chapter.guard'
+    says: str
+    holds: bool
+    read: tuple[tuple[str, Any], ...]  # the fields the test read, and their values
+
+    def what_changed(self) -> str:
+        fields = ", ".join(f"{k} = {_show(v)}" for k, v in self.read)
+        return f"{self.name} ({self.says}) does not hold" + (f": {fields}" if fields else "")
+
+
+def _show(v: Any) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else repr(v)
+
+
+class _Recorder:
+    """The facts, recording which fields a guard's test reads."""
+
+    def __init__(self, facts: Any) -> None:
+        self._facts, self._read = facts, {}
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._facts, name)
+        self._read[name] = value
+        return value
+
+
+def declared(chapter: str) -> dict[str, tuple[str, Callable[[Any], bool]]]:
+    import importlib
+
+    return getattr(importlib.import_module(f"kernelbook.chapters.{chapter}.facts"), "GUARDS", {})
+
+
+def evaluate(name: str, chapter: str, machine: str | None = None) -> Outcome:
+    """Guard `name` ('guard' of `chapter`, or 'other_chapter.guard') on `machine`'s facts under the one rule."""
+    chapter, _, short = name.rpartition(".") if "." in name else (chapter, ".", name)
+    guards = declared(chapter)
+    if short not in guards:
+        raise UnknownGuard(f"no guard {short!r} in kernelbook/chapters/{chapter}/facts.py GUARDS "
+                           f"(it has: {', '.join(sorted(guards)) or 'none'})")
+    says, test = guards[short]
+    rec = _Recorder(factbook.book(chapter, machine).facts)
+    try:
+        ok = bool(test(rec))
+    except (TypeError, ValueError, ZeroDivisionError) as e:  # a field it reads is missing here (None): not true here
+        return Outcome(f"{chapter}.{short}", says, False, (*rec._read.items(), ("error", f"{type(e).__name__}: {e}")))
+    return Outcome(f"{chapter}.{short}", says, ok, tuple(rec._read.items()))
+
+
+def strict(machine: str | None = None) -> bool:
+    """Whether a guard that fails stops the build: on the primary machine of pyproject, not on a reader's GPU, nor
+    where KERNELBOOK_GUARDS=flag says the results are not that machine's own (a build over test fixtures)."""
+    machine = paths.primary_machine() if machine is None else machine
+    return machine == paths.pyproject_primary() and os.environ.get("KERNELBOOK_GUARDS", "strict") != "flag"
+
+
+def paragraph(markdown: str, name: str, kind: str = "holds") -> str:
+    """The first words of the paragraph a guard call stands above, for an error line."""
+    for m in CALL.finditer(markdown):
+        if m[1] == kind and name in NAME.findall(m[2]):
+            rest = markdown[m.end():].lstrip("\n")
+            line = next((ln for ln in rest.splitlines() if ln.strip()), "")
+            words = re.sub(r"{{.*?}}|{%.*?%}", "…", line).split()
+            return " ".join(words[:8]) + (" …" if len(words) > 8 else "")
+    return "?"
+
+
+def calls(markdown: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Every holds()/needs() call in a page's Markdown: (kind, guard names)."""
+    return [(m[1], tuple(NAME.findall(m[2]))) for m in CALL.finditer(markdown)]
+
+
+def check_pages(docs: Path | None = None, machine: str | None = None) -> list[str]:
+    """One line per guard that a page names and that does not hold on `machine`: what `kernelbook check` prints."""
+    from kernelbook import macros
+
+    docs = paths.root() / "docs" if docs is None else docs
+    lines = []
+    for md in sorted(docs.glob("*.md")):
+        text = md.read_text()
+        chapter = macros.chapter_of(md.name)
+        for kind, names in calls(text):
+            for name in names:
+                try:
+                    out = evaluate(name, chapter, machine)
+                except UnknownGuard as e:
+                    lines.append(f"docs/{md.name}: {e.args[0]}")
+                    continue
+                except (KeyError, TypeError, ValueError, ZeroDivisionError) as e:  # the facts cannot be computed
+                    lines.append(f"docs/{md.name}: guard {name} cannot be evaluated: the facts it reads fail with "
+                                 f"{type(e).__name__}: {e}")
+                    continue
+                if not out.holds:
+                    lines.append(f"docs/{md.name}, paragraph \"{paragraph(text, name, kind)}\": "
+                                 f"{out.what_changed()}")
+    return lines
