@@ -146,8 +146,8 @@ def test_a_row_that_cannot_apply_says_so():
 
 def test_runs_that_disagree_vary_and_agreeing_runs_keep_their_verdict():
     row = _figure()
-    agree = V.decide(row, "m", [("r1", {"x": 5.1}), ("r2", {"x": 4.9})], {})
-    assert (agree.verdict, agree.runs, agree.figure) == (V.REPRODUCED, 2, "4.9")
+    agree = V.decide(row, "m", [("r1", {"x": 5.1}), ("r2", {"x": 4.9}), ("r3", {"x": 5.3})], {})
+    assert (agree.verdict, agree.runs, agree.figure) == (V.REPRODUCED, 3, "5.1")  # the median of the runs
     differ = V.decide(row, "m", [("r1", {"x": 5.1}), ("r2", {"x": 7.0})], {})
     assert (differ.verdict, differ.runs, differ.figure) == (V.VARIES, 2, "5.1 · 7.0")
     assert [r.verdict for r in differ.readings] == [V.REPRODUCED, V.OTHER_SIZE]
@@ -424,3 +424,11 @@ def test_the_cached_allocation_is_faster_only_where_every_pair_of_samples_says_s
         c["alloc"]["values"], u["alloc"]["values"] = u["alloc"]["values"], c["alloc"]["values"]
         c["alloc"]["values"] = [60.0] * 12
     assert _judge("cache-alloc-faster", found).verdict == V.FAILS
+
+
+def test_the_figure_shown_is_the_one_the_verdict_was_decided_on():
+    """A noisy newest run does not decide: the ledger shows the figure of the runs that did, not the newest's."""
+    row = _figure(rounds=True)
+    j = V.decide(row, "m", [("r1", {"x": 5.1, "rounds": [5.0, 5.2]}), ("r2", {"x": 8.0, "rounds": [2.0, 9.0]})], {})
+    assert [r.verdict for r in j.readings] == [V.REPRODUCED, V.NOISY]
+    assert (j.verdict, j.figure) == (V.REPRODUCED, "5.1")

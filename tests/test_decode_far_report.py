@@ -255,3 +255,43 @@ def test_anchor_rows_without_a_loop_or_a_correct_step(data):
     for c in d["teacher_forced"].values():
         c["passed"] = False
     assert [r["kind"] for r in far_report.anchor_rows(d)] == ["published mean"] * 2
+
+
+def _slower(data, k):
+    """The fixture with every step time, back-to-back time and the floor scaled by k (another run)."""
+    d = copy.deepcopy(data)
+    for r in d["rounds"]:
+        for v in r["variants"].values():
+            v["step_ms"] *= k
+            if v.get("loop_ms") is not None:
+                v["loop_ms"] *= k
+    d["floor_ms"] *= k
+    return d
+
+
+def test_the_tables_across_runs_are_medians_with_their_derived_columns_from_them(data):
+    runs = [_slower(data, 1.1), data, _slower(data, 0.95)]
+    rows = far_report.median_waterfall(runs)
+    one = {x["name"]: x for x in far_report.waterfall(data)}
+    assert [x["name"] for x in rows] == list(one)
+    for prev, x in zip(rows, rows[1:], strict=False):
+        assert x["step_ms"] == pytest.approx(one[x["name"]]["step_ms"])  # the middle run's
+        assert x["saved_ms"] == pytest.approx(prev["step_ms"] - x["step_ms"])
+        assert x["tok_s"] == pytest.approx(1e3 / x["step_ms"])
+        assert x["floor_share"] == pytest.approx(data["floor_ms"] / x["step_ms"])
+
+
+def test_median_rows_matches_rows_by_key_and_keeps_words_and_ints(data):
+    a = [{"k": "x", "us": 1.0, "n": 3, "w": "old"}, {"k": "y", "us": 5.0, "n": 1, "w": "old"}]
+    b = [{"k": "x", "us": 2.0, "n": 4, "w": "mid"}]
+    c = [{"k": "y", "us": 7.0, "n": 2, "w": "new"}, {"k": "x", "us": 9.0, "n": 6, "w": "new"}]
+    rows = far_report.median_rows([a, b, c], lambda x: x["k"])
+    assert [x["k"] for x in rows] == ["y", "x"] and all(x["w"] == "new" for x in rows)
+    assert rows[0]["us"] == 6.0 and rows[1]["us"] == 2.0 and rows[1]["n"] == 4 and rows[0]["n"] == 1
+
+
+def test_the_kernel_table_says_which_kernels_are_gluon():
+    assert far_report.written("_swiglu_ring_kernel") == "here, Gluon"
+    assert far_report.written("_matvec_ring_kernel") == "here, Gluon"
+    assert far_report.written("_matvec_kernel") == "here, Triton"
+    assert far_report.written("void at::native::indexSelectSmallIndex<float>") == "PyTorch / driver"

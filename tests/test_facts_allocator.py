@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pytest
 
@@ -101,6 +102,35 @@ def test_uncached_grows_only_if_both_calls_never_get_faster_with_size(data):
     sizes[0]["free_us"] = sizes[-1]["free_us"] + 1  # the smallest request slowest to free
     f = F.from_data(**data)
     assert not f.uncached_grows and f.uncached_free_slowest == "4 KiB"
+
+
+def test_each_size_has_its_cells_and_the_figures_over_sizes_read_them(data):
+    """derive() reads the range of a column, the slowest size and the ratios again from the sizes' cells (the
+    medians across runs under the one rule): on one run, the same as from_data's."""
+    f = F.from_data(**data)
+    u, c = data["caching"]["uncached"]["sizes"], data["caching"]["cached"]["sizes"]
+    assert f.uncached_free_4kib_us == u[0]["free_us"] and f.cached_alloc_256mib_us == c[-1]["alloc_us"]
+    d = F.derive(f)
+    assert set(F.DERIVED_FROM) <= set(d) and all(d[n] == getattr(f, n) for n in d)
+    assert all(x in F.CELLS for inputs in F.DERIVED_FROM.values() for x in inputs)
+    g = dataclasses.replace(f, uncached_free_1mib_us=1e6, cached_free_4kib_us=1e3)
+    d = F.derive(g)
+    assert d["uncached_free_high"] == 1e6 and d["uncached_free_slowest"] == "1 MiB"
+    assert d["free_ratio_low"] == pytest.approx(u[0]["free_us"] / 1e3) and not d["uncached_grows"]
+    assert F.derive(dataclasses.replace(f, cached_queued_alloc_us=0.0))["cached_queued_alloc_slower"] is False
+    data["caching"]["cached"]["sizes"].pop()
+    with pytest.raises(ValueError, match="re-measure"):
+        F.from_data(**data)
+
+
+def test_the_mlp_has_two_weight_matrices_a_layer(data):
+    f = F.from_data(**data)
+    g = data["graph_pools"]
+    assert f.weight_matrices == 2 * g["layers"] == 4
+    assert f.weight_mib == f.weight_matrices * g["hidden"] * g["inter"] * 2 / MiB
+    g["weight_bytes"] //= 2  # one matrix a layer: the page's sentence would no longer be true
+    with pytest.raises(ValueError, match="two hidden x inter"):
+        F.from_data(**data)
 
 
 def test_the_laptop_steps_compare_allocated_and_reserved(data):
@@ -222,3 +252,69 @@ def test_the_pools_readings_and_each_of_their_verdicts_both_ways(data):
     assert f.pool_left and f.pool_left_mib == 32 and not f.pages_whole and f.grow_order == "faster" and f.grow_quiet
     e["values"][0] = max(d["values"]) + 1  # one sample past the other side: they overlap
     assert F.from_data(**data).grow_order == "overlap"
+
+
+GUARD_CASES = {  # guard -> (fields on which it holds, fields on which it does not)
+    "model_exact": ({"model_exact": True}, {"model_exact": False}),
+    "segments_exact": ({"segments_exact": True}, {"segments_exact": False}),
+    "model_constants": ({"model_as_article": True}, {"model_as_article": False}),
+    "rules_hold": ({"all_rules_hold": True}, {"all_rules_hold": False}),
+    "caching_pays": ({"caching_pays": True}, {"caching_pays": False}),
+    "cells_noisy": ({"caching_noisy": True}, {"caching_noisy": False}),
+    "free_waits": ({"uncached_free_waited": True}, {"uncached_free_waited": False}),
+    "laptop_waits": ({"laptop_free_waited": True, "waited_as_laptop": True},
+                     {"laptop_free_waited": False, "waited_as_laptop": False}),
+    "queued_alloc_slower": ({"cached_queued_alloc_slower": True}, {"cached_queued_alloc_slower": False}),
+    "cached_no_wait": ({"cached_queued_waited": False}, {"cached_queued_waited": True}),
+    "streams_apart": ({"stream_other_new": True, "stream_same_reuses": True},
+                      {"stream_other_new": True, "stream_same_reuses": False}),
+    "trap": ({"oom": True}, {"oom": False}),
+    "steps_match": ({"frag_all_as_laptop": True}, {"frag_all_as_laptop": False}),
+    "cap_refused": ({"cap_not_gpu": True}, {"cap_not_gpu": False}),
+    "holes_one_size": ({"holes_one_size": True}, {"holes_one_size": False}),
+    "no_hole_fits": ({"no_hole_fits": True}, {"no_hole_fits": False}),
+    "retry_released": ({"released_some": True}, {"released_some": False}),
+    "model_oom": ({"model_predicted_oom": True}, {"model_predicted_oom": False}),
+    "every_big_split": ({"every_big_split": True}, {"every_big_split": False}),
+    "covers_request": ({"free_covers_request": True}, {"free_covers_request": False}),
+    "summary_matches": ({"summary_matches_stat": True}, {"summary_matches_stat": False}),
+    "expandable_ok": ({"expandable_ok": True, "expandable_as_laptop": True},
+                      {"expandable_ok": True, "expandable_as_laptop": False}),
+    "same_reserved": ({"expandable_same_reserved": True}, {"expandable_same_reserved": False}),
+    "one_segment": ({"expandable_large_segments": 1}, {"expandable_large_segments": 2}),
+    "pages_whole": ({"pages_whole": True}, {"pages_whole": False}),
+    "grow_overlap": ({"grow_order": "overlap"}, {"grow_order": "slower"}),
+    "grow_noisy": ({"grow_quiet": False}, {"grow_quiet": True}),
+    "pool_per_capture": ({"pool_per_capture": True}, {"pool_per_capture": False}),
+    "shared_saves": ({"shared_saves": True}, {"shared_saves": False}),
+    "pool_released": ({"pool_released": True}, {"pool_released": False}),
+    "pool_left": ({"pool_left": True}, {"pool_left": False}),
+}
+
+
+def test_every_guard_has_a_case():
+    assert set(GUARD_CASES) == set(F.GUARDS)
+
+
+@pytest.mark.parametrize("name", sorted(GUARD_CASES))
+def test_each_guard_holds_one_way_and_fails_the_other(data, name):
+    f = F.from_data(**data)
+    holding, failing = GUARD_CASES[name]
+    test = F.GUARDS[name][1]
+    assert test(dataclasses.replace(f, **holding)) is True
+    assert not test(dataclasses.replace(f, **failing))
+
+
+def test_the_guards_follow_the_data(data):
+    """A few guards driven by the stored data itself rather than by replaced fields."""
+    f = F.from_data(**data)
+    assert F.GUARDS["trap"][1](f) and F.GUARDS["no_hole_fits"][1](f) and F.GUARDS["one_segment"][1](f)
+    _no_oom(data)
+    f = F.from_data(**data)
+    assert not F.GUARDS["trap"][1](f) and not F.GUARDS["covers_request"][1](f)
+
+
+def test_every_number_has_a_format():
+    numeric = {n for n, kind in F.Facts.__annotations__.items() if kind.split(" |")[0] in ("int", "float")}
+    assert set(F.FORMATS) == numeric and F.FORMATS["frag_request_mib"] == "num:0"
+    assert F.FORMATS["uncached_queued_free_ms"] == "num:1" and set(F.DIGITS) <= numeric

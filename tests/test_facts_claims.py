@@ -288,3 +288,66 @@ def test_the_bands_the_claims_page_names_are_the_ledgers(fixture_results):
     assert (f.band_count, f.band_bytes, f.band_ratio, f.band_time) == (
         data.COUNT.share, data.BYTES.share, data.RATIO.share, data.TIME.share)
     assert f.laptop_dram_gbps == page.result("decode.six_ways", "nvidia-geforce-rtx-4060-laptop-gpu").data["dram_gbps"]
+
+
+# guard: (values under which it holds, values under which it does not); every other field as the fixtures have it
+GUARD_CASES = {
+    "fused_faster": ({"v_speedup": V.OTHER_SIZE}, {"v_speedup": V.CONTRADICTED}),
+    "bandwidth_apart": ({"v_same_bandwidth": V.CONTRADICTED}, {"v_same_bandwidth": V.REPRODUCED}),
+    "elementwise_bytes": ({"v_ridge": V.REPRODUCED, "below_ridge": True, "v_bytes_predict_time": V.OTHER_SIZE},
+                          {"v_ridge": V.REPRODUCED, "below_ridge": True, "v_bytes_predict_time": V.REPRODUCED}),
+    "one_kernel": ({"v_one_kernel": V.HOLDS}, {"v_one_kernel": V.FAILS}),
+    "compiled_not_level": ({"v_compiled_ties_norm": V.CONTRADICTED}, {"v_compiled_ties_norm": V.REPRODUCED}),
+    "compile_as_article": ({"v_one_kernel": V.HOLDS, "v_matmuls_extern": V.HOLDS, "v_recompile": V.HOLDS},
+                           {"v_one_kernel": V.HOLDS, "v_matmuls_extern": V.HOLDS, "v_recompile": V.FAILS}),
+    "bias_templates": ({"v_bias_on_cublas": V.NOT_APPLICABLE}, {"v_bias_on_cublas": V.HOLDS}),
+    "graph_before_fusion": ({"static_mostly_idle": True, "v_default_mode": V.HOLDS, "v_ro_beats_graph": V.HOLDS},
+                            {"static_mostly_idle": True, "v_default_mode": V.HOLDS, "v_ro_beats_graph": V.FAILS}),
+    "oom": ({"v_oom": V.HOLDS}, {"v_oom": V.FAILS}),
+    "expandable": ({"v_expandable": V.HOLDS}, {"v_expandable": V.FAILS}),
+    "replay_trap": ({"v_replay_silent": V.HOLDS, "v_replay_reset": V.HOLDS},
+                    {"v_replay_silent": V.HOLDS, "v_replay_reset": V.FAILS}),
+    "several_runs": ({"runs_fewest": 2}, {"runs_fewest": 1}),
+    "some_against": ({"any_against": True}, {"any_against": False}),
+    "some_undecided": ({"any_undecided": True}, {"any_undecided": False}),
+}
+
+
+def test_every_guard_has_its_cases():
+    assert set(GUARD_CASES) == set(F.GUARDS)
+
+
+@pytest.mark.parametrize("name", GUARD_CASES)
+def test_each_guard_both_ways(data, name):
+    f = F.from_data(**data)
+    test = F.GUARDS[name][1]
+    yes, no = GUARD_CASES[name]
+    assert test(dataclasses.replace(f, **yes))
+    assert not test(dataclasses.replace(f, **no))
+
+
+def test_guards_follow_the_data_through_the_ledger(data):
+    """The verdict guards read the ledger: data that turns a row turns the guard."""
+    for make, expected in FLIPS["v_one_kernel"]:
+        d = copy.deepcopy(data)
+        make(_newest(d))
+        assert F.GUARDS["one_kernel"][1](F.from_data(**d)) == (expected == V.HOLDS)
+    for make, expected in FLIPS["v_replay_reset"]:
+        d = copy.deepcopy(data)
+        make(_newest(d))
+        assert F.GUARDS["replay_trap"][1](F.from_data(**d)) == (expected == V.HOLDS)
+
+
+def test_the_figures_are_read_from_the_run_shown(data):
+    """`shown` (the run page.result gives, an older one where factbook picks it) sets the figures; the verdicts
+    still read every run."""
+    shown = {"decode.six_ways": copy.deepcopy(_d(data, "decode.six_ways"))}
+    _set_steps(shown, compile_default=99.0)
+    f, g = F.from_data(**data), F.from_data(**data, shown=shown)
+    assert g.default_step_ms == 99.0 != f.default_step_ms
+    assert (g.v_default_mode, g.rows, g.agree) == (f.v_default_mode, f.rows, f.agree)
+
+
+def test_formats_name_fields():
+    names = {fl.name for fl in dataclasses.fields(F.Facts)}
+    assert set(F.FORMATS) <= names and F.FORMATS["rows"] == "num:0" and F.FORMATS["band_time"] == "pct:0"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pytest
 
@@ -335,3 +336,133 @@ def test_step_times_across_runs_show_their_range_only_past_the_spread(data):
     f = F.from_data(**data, runs=[six, _slower_run(six, best, 3.0)])
     assert f.best_ms_runs_vary and f.best_ms == pytest.approx(2 * one.best_ms)
     assert f.best_speedup == pytest.approx(f.dyn_ms / f.best_ms)
+
+
+# each guard the page names, driven both ways: (guard, fields under which it holds, the change that turns it)
+GUARD_CASES = [
+    ("all_passed", {"any_valid": True, "all_passed": True, "n_failed": 0, "has_build_errors": False},
+     {"all_passed": False, "n_failed": 1}),
+    ("all_passed", {"any_valid": True, "all_passed": True, "n_failed": 0, "has_build_errors": False},
+     {"has_build_errors": True}),
+    ("as_article", {"weight_as_article": True, "tied": True}, {"weight_as_article": False}),
+    ("launch_short", {"launch_ratio": 7.0, "laptop_launch_low": 8.0}, {"launch_ratio": 8.5}),
+    ("launch_bound", {"launch_ms": 10.4, "floor_ms": 0.72}, {"launch_ms": 0.5}),
+    ("trap_past_tol", {"trap_rel_err": 0.76, "tolerance": 0.115}, {"trap_rel_err": 0.05}),
+    ("near_ties", {"gap_within_band": True, "median_gap": 0.14, "band": 0.42, "n_departed": 4,
+                   "departures_in_band": True, "n_wide": 0, "laptop_all_same": True},
+     {"departures_in_band": False, "n_wide": 1}),
+    ("near_ties", {"gap_within_band": True, "median_gap": 0.14, "band": 0.42, "n_departed": 4,
+                   "departures_in_band": True, "n_wide": 0, "laptop_all_same": True}, {"n_departed": 0}),
+    ("trap_misses", {"counter_shift": 3, "warmup_calls": 3, "trap_top1": 0.0, "reset_exact": True},
+     {"trap_top1": 0.25}),
+    ("trap_misses", {"counter_shift": 3, "warmup_calls": 3, "trap_top1": 0.0, "reset_exact": True},
+     {"reset_exact": False}),
+    ("all_noisy", {"rounds_quiet": False, "some_quiet": False, "noisy_count": 6, "n_variants": 6},
+     {"some_quiet": True, "noisy_count": 5}),
+    ("after_round", {"has_after_profiler": True}, {"has_after_profiler": False}),
+    ("after_grew", {"has_after_profiler": True, "after_worst_added_us": 4400.0}, {"after_worst_added_us": -3.0}),
+    ("static_slower", {"static_ms": 32.9, "dyn_ms": 26.3, "static_median_more": True},
+     {"static_ms": 25.0, "static_median_more": False}),
+    ("graph_idle", {"graph_kernels": 1403, "static_kernels": 1403, "graph_idle_share": 0.12},
+     {"graph_idle_share": 0.5}),
+    ("graph_idle", {"graph_kernels": 1403, "static_kernels": 1403, "graph_idle_share": 0.12},
+     {"graph_kernels": 1404}),
+    ("cd_host", {"cd_host_ms": 11.8, "cd_busy_ms": 2.3, "cd_idle_share": 0.79, "laptop_cd_idle_share": 0.15},
+     {"cd_host_ms": 1.0}),
+    ("ro_faster", {"ro_vs_graph": "faster", "ro_ms": 3.2, "graph_ms": 4.2, "fusion_cut_busy_ms": 1.4},
+     {"ro_vs_graph": "mixed"}),
+    ("ro_faster", {"ro_vs_graph": "faster", "ro_ms": 3.2, "graph_ms": 4.2, "fusion_cut_busy_ms": 1.4},
+     {"fusion_cut_busy_ms": -0.1}),
+    ("ma_slower", {"ma_median_more": True, "ma_vs_ro": "mixed"}, {"ma_median_more": False, "ma_vs_ro": "faster"}),
+    ("warm_range", {"warm_low_s": 5.65, "warm_high_s": 6.9}, {"warm_high_s": 5.66}),
+    ("dyn_runs_differ", {"six_runs": 2, "dyn_ms_low": 18.78, "dyn_ms_high": 33.76}, {"six_runs": 1}),
+    ("dyn_runs_differ", {"six_runs": 2, "dyn_ms_low": 18.78, "dyn_ms_high": 33.76}, {"dyn_ms_high": 18.781}),
+    ("profiler_gaps", {"profiled_static_host_ms": 49.6, "static_ms": 32.9, "tl_static_gaps_ms": 45.0,
+                       "tl_static_host_ms": 48.8, "tl_graph_gaps_ms": 2.2, "graph_idle_ms": 0.5},
+     {"profiled_static_host_ms": 30.0}),
+    ("profiler_gaps", {"profiled_static_host_ms": 49.6, "static_ms": 32.9, "tl_static_gaps_ms": 45.0,
+                       "tl_static_host_ms": 48.8, "tl_graph_gaps_ms": 2.2, "graph_idle_ms": 0.5},
+     {"tl_graph_gaps_ms": 0.1}),
+    ("item_raised", {"item_outcome": "raised", "item_chained": True, "item_usable_after": True,
+                     "laptop_item_failed": True}, {"item_outcome": "silent"}),
+    ("item_raised", {"item_outcome": "raised", "item_chained": True, "item_usable_after": True,
+                     "laptop_item_failed": True}, {"item_usable_after": False}),
+    ("caches", {"dyn_grows": True, "dyn_moves": True, "static_fixed": True}, {"static_fixed": False}),
+    ("one_graph", {"one_graph": True, "graph_count": 1, "break_count": 0, "laptop_graph_count": 1,
+                   "laptop_break_count": 0}, {"one_graph": False, "graph_count": 2, "break_count": 1}),
+    ("not_bandwidth", {"any_valid": True, "step_ratio": 4.2, "bw_ratio": 17.2, "best_busy_ms": 2.32,
+                       "floor_ms": 0.72}, {"step_ratio": 15.0}),
+    ("not_bandwidth", {"any_valid": True, "step_ratio": 4.2, "bw_ratio": 17.2, "best_busy_ms": 2.32,
+                       "floor_ms": 0.72}, {"best_busy_ms": 1.2}),
+]
+
+
+@pytest.mark.parametrize("name, holding, turned", GUARD_CASES, ids=[c[0] for c in GUARD_CASES])
+def test_each_guard_is_driven_both_ways_by_the_data(data, name, holding, turned):
+    _, test = F.GUARDS[name]
+    f = dataclasses.replace(F.from_data(**data), **holding)
+    assert test(f)
+    assert not test(dataclasses.replace(f, **turned))
+
+
+def test_every_guard_has_a_case_and_holds_or_not_on_the_fixture_as_its_fields_say(data):
+    assert {c[0] for c in GUARD_CASES} == set(F.GUARDS)
+    f = F.from_data(**data)
+    assert F.GUARDS["launch_bound"][1](f) == (f.launch_ms > f.floor_ms)
+    assert F.GUARDS["all_passed"][1](f) == (f.all_passed and not f.has_build_errors)
+
+
+def test_derived_figures_read_as_the_medians_beside_them(data):
+    f = dataclasses.replace(F.from_data(**data), dyn_ms=30.0, static_ms=40.0, graph_ms=5.0, best_ms=4.0,
+                            floor_ms=1.0, launch_eager_us=8.0, static_kernels=1000, best_busy_ms=2.5)
+    d = F.derive(f)
+    assert (d["best_speedup"], d["graph_speedup"], d["best_floor_share"], d["dyn_floor_share"]) == (
+        7.5, 8.0, 0.25, pytest.approx(1 / 30))
+    assert d["launch_ms"] == 8.0 and d["launch_over_floor"] == 8.0 and d["best_tok_s"] == 250.0
+    assert d["best_busy_over_floor"] == 2.5 and d["best_busy_beyond_floor_ms"] == 1.5
+    g = dataclasses.replace(f, graph_busy_ms=4.0, cd_ms=10.0, cd_busy_ms=2.0, static_busy_ms=4.0, dyn_busy_ms=3.0,
+                            ro_ms=3.0, ma_ms=3.5, after_worst_before_us=1000.0, after_worst_host_us=1250.0)
+    d = F.derive(g)  # the six ways table's idle column and the after-profiler table's two host columns
+    assert (d["graph_idle_share"], d["graph_idle_ms"], d["cd_idle_share"], d["static_idle_share"]) == (
+        pytest.approx(0.2), pytest.approx(1.0), pytest.approx(0.8), pytest.approx(0.9))
+    assert d["dyn_idle_share"] == pytest.approx(0.9) and d["best_idle_ms"] == pytest.approx(1.5)
+    assert (d["static_dyn_diff_ms"], d["ro_graph_diff_ms"], d["ma_ro_diff_ms"]) == (10.0, 2.0, 0.5)
+    assert (d["after_worst_added_us"], d["after_worst_share"]) == (250.0, 0.25)
+    assert set(d) == set(F.DERIVED_FROM)
+    assert "best_speedup" not in F.derive(dataclasses.replace(f, best_ms=None, best_busy_ms=None))
+
+
+def test_the_launch_cost_is_the_machine_chapters(fixture_results):
+    """The page prints one launch's cost from the machine chapter; the launch figures decode computes with (the
+    launches of a step at that cost) are the same medians."""
+    from kernelbook import factbook
+
+    d, m = factbook.book("decode").facts, factbook.book("machine").facts
+    assert (d.launch_eager_us, d.launch_graph_us, d.launch_ratio, d.launches) == (
+        m.eager_us, m.graph_us, pytest.approx(m.launch_speedup), m.launches)
+    assert d.launch_ms == pytest.approx(d.static_kernels * m.eager_us / 1e3)
+
+
+def test_every_format_names_a_field():
+    names = {f.name for f in dataclasses.fields(F.Facts)}
+    assert set(F.FORMATS) <= names and set(F.DERIVED_FROM) <= names
+
+
+def test_the_noisiest_widest_and_most_grown_way_is_chosen_by_its_medians_over_runs(data):
+    """One way for every run the one rule reads: the median of the way chosen by each run alone could mix two ways'
+    figures under one way's name."""
+    six = data["six"]
+    one = F.from_data(**data)
+    # a second run in which the graph is far the noisiest, widest and most grown after the profiles, once
+    other = copy.deepcopy(six)
+    other["quiet"]["figures"]["cuda_graph"]["step_ms"]["noise_pct"] = 1e3
+    rounds = [r["variants"]["cuda_graph"] for r in other["rounds"]]
+    rounds[0]["step_ms"] *= 100
+    other["after_profiler"]["variants"]["cuda_graph"]["host_us"] += 1e9
+    both = F.from_data(**data, runs=[other, six])
+    assert (both.noisiest_label, both.widest_label, both.after_worst_label) == (
+        six["labels"]["cuda_graph"],) * 3  # the graph's medians: the mean of its two runs' figures
+    assert both.noisiest_pct == report.variant_summary(six, "cuda_graph")["noise_pct"]  # this run's figure of that way
+    assert one.noisiest_label != both.noisiest_label
+    worst = F.after_worst([other, six])
+    assert worst == "cuda_graph" and F.after_across([six], worst)["host_us"] == both.after_worst_host_us

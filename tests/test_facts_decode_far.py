@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import statistics
 
 import pytest
@@ -574,7 +575,7 @@ def test_the_few_programs_step_reads_against_the_ring_step_pair_by_pair(data):
     # W_o is 1536 x 1536: blocks of 16 rows are 96 programs, the ring step's blocks of 2 rows 768
     assert (f.few_rows, f.few_programs, f.few_before_rows, f.few_before_programs) == (16, 96, 2, 768)
     assert f.few_before_known
-    assert (f.few_candidates, f.few_rows_low, f.few_rows_high) == (3, 16, 64)
+    assert (f.few_candidates, f.few_rows_fewest, f.few_rows_most) == (3, 16, 64)
     assert (f.o_rows_low, f.o_rows_high) == (4, 16)  # the fixture's configs of the site o
     assert f.few_is_best and f.best_label == "output projection in a few programs"
 
@@ -788,3 +789,107 @@ def test_a_stand_against_a_published_step_must_hold_in_every_run(data):
         f = _facts({**shown, "runs": runs})
         assert f.sync_vs_fast == "level" and f.anchor_runs == 2 and f.anchor_many_runs
     assert _facts({**ahead, "runs": [ahead["far_data"]] * 2}).sync_vs_fast == "ahead"
+
+
+# Each guard of the page (F.GUARDS), driven both ways: it holds on the fixture's facts with the fields it reads set
+# as the H200's results have them, and fails when any one of the listed changes is made on top.
+H200 = dict(six_best_floor_share=0.23, laptop_best_floor_share=0.91, laptop_same_floor_share=0.90, six_rest_ms=2.49,
+            laptop_rest_ms=1.2, complete=True, any_failed=False, last_ms=1.025, last_loop_ms=0.990, goal_ms=0.85,
+            last_cost_ms=0.088, last_slower_every_round=True, last_is_fold=True, best_label="down ring",
+            last_prev_label="down ring", rounds_quiet=False, step_noisy_count=13, step_noise_high=3.1,
+            rounds_bound_pct=0.5, loop_all_quiet=True, loop_noise_high=0.14, ring_differ_max=5, ring_finite=True,
+            ring_saved_low_us=3.7, few_saved_low_us=10.2, down_differ_max=0, down_finite=True, down_saved_low_us=3.9,
+            fold_us=8.89, pair_us=7.77, sites_over_copy=("lm_head",), attention_one_launch=True,
+            retune_has_finalists=True, retune_pdl_cut=0.059, fp32_top1_differ=2, any_exact=True, worst_rel_err=0.0347,
+            fp32_rel_err=0.0383, any_nonfinite=False, free_same=3, free_steps=12, near_ties_only=True,
+            same_eager_tokens=True, next_agree=20, next_steps=20, next_positions_ok=True, kernels_copies=0,
+            kernels_busy_ms=1.63, kernels_step_ms=1.02, has_compared=True, calls_sum_us=815.8, alone_us=914.1,
+            chain_share=0.45, mlp_share=0.99, calls_over_copy=("swiglu_ring", "lm_head"), waits_cost=True,
+            waits_us=60.8, no_wait_step_ms=0.878, once_high_us=109.5, once_copy_us=109.9, layers_gap_share=1.0,
+            layer_goal_cut_us=2.97, timeline_worst_reads=False, timeline_early=("swiglu_ring", "down_ring"),
+            handoff_pdl=True, handoff_ordered=True, barrier_always_slower=True, anchors_same_gpu=True,
+            sync_vs_fast="level", sync_vs_slow="ahead", loop_vs_fast="ahead", loop_vs_slow="ahead", anchor_runs=3,
+            anchor_fewer_layers=True, top_cut_kernels=True, per_kernel_ratio=1.64, matvec_saved_ms=0.37,
+            matvec_profiled_all=True, plain_busy_over=False, attention_not_bytes=True, pdl_used=True,
+            pdl_saved_ms=0.18, pdl_same_kernels=True, owners_ms=0.459, goal_over_ms=0.175, round_trip_ms=0.035,
+            alone_outside_ms=0.007, alone_has_argmax=False)
+TURNED = {
+    "start": [dict(six_best_floor_share=0.6), dict(laptop_best_floor_share=0.2), dict(laptop_same_floor_share=None),
+              dict(six_rest_ms=1.0)],
+    "over_goal": [dict(complete=False), dict(any_failed=True), dict(last_ms=0.84), dict(last_loop_ms=0.84)],
+    "last_slower": [dict(last_cost_ms=-0.01), dict(last_slower_every_round=False), dict(last_is_fold=False),
+                    dict(best_label="attention inside the output projection")],
+    "rounds_capped": [dict(rounds_quiet=True), dict(step_noisy_count=1), dict(loop_all_quiet=False),
+                      dict(loop_noise_high=0.6)],
+    "ring_close": [dict(ring_differ_max=0), dict(ring_differ_max=None), dict(ring_finite=False)],
+    "ring_faster": [dict(ring_saved_low_us=-1.0), dict(ring_saved_low_us=None)],
+    "few_faster": [dict(few_saved_low_us=-0.5), dict(few_saved_low_us=None)],
+    "down_exact": [dict(down_differ_max=3), dict(down_finite=False)],
+    "down_faster": [dict(down_saved_low_us=-0.5), dict(down_saved_low_us=None)],
+    "fold_alone_slower": [dict(fold_us=7.0), dict(fold_us=None)],
+    "tuning": [dict(sites_over_copy=()), dict(attention_one_launch=False), dict(retune_has_finalists=False)],
+    "retune_pdl_helped": [dict(retune_pdl_cut=-0.001), dict(retune_pdl_cut=None)],
+    "checks": [dict(fp32_top1_differ=0), dict(any_exact=False), dict(worst_rel_err=0.05), dict(any_failed=True),
+               dict(any_nonfinite=True)],
+    "free_run": [dict(free_same=12), dict(free_same=0), dict(near_ties_only=False), dict(same_eager_tokens=False),
+                 dict(next_agree=19), dict(next_positions_ok=False)],
+    "kernels_overlap": [dict(kernels_copies=1), dict(kernels_busy_ms=0.9), dict(has_compared=False)],
+    "calls": [dict(calls_sum_us=950.0), dict(chain_share=0.995), dict(calls_over_copy=())],
+    "waits_cost": [dict(waits_cost=False), dict(waits_us=-1.0), dict(no_wait_step_ms=0.84)],
+    "fit": [dict(once_high_us=110.0), dict(layers_gap_share=0.4), dict(layer_goal_cut_us=-0.1)],
+    "timeline": [dict(timeline_worst_reads=True), dict(timeline_early=())],
+    "handoff": [dict(handoff_pdl=False), dict(handoff_ordered=False), dict(barrier_always_slower=False)],
+    "anchors": [dict(anchors_same_gpu=False), dict(sync_vs_fast="behind"), dict(sync_vs_slow="level"),
+                dict(loop_vs_fast="level"), dict(loop_vs_slow="behind"), dict(anchor_runs=1),
+                dict(anchor_fewer_layers=False)],
+    "findings": [dict(top_cut_kernels=False), dict(per_kernel_ratio=1.1), dict(matvec_saved_ms=-0.1),
+                 dict(matvec_profiled_all=False), dict(plain_busy_over=True), dict(attention_not_bytes=False),
+                 dict(pdl_used=False), dict(pdl_saved_ms=-0.01), dict(pdl_same_kernels=False),
+                 dict(retune_pdl_cut=-0.01), dict(owners_ms=0.1), dict(round_trip_ms=-0.001),
+                 dict(alone_outside_ms=-0.001), dict(alone_has_argmax=True), dict(no_wait_step_ms=0.8),
+                 dict(sync_vs_fast="ahead")],
+}
+
+
+def test_every_guard_is_driven_both_ways():
+    assert set(TURNED) == set(F.GUARDS)
+
+
+@pytest.mark.parametrize("name, turn", [(n, t) for n, ts in TURNED.items() for t in ts],
+                         ids=[f"{n}-{next(iter(t))}" for n, ts in TURNED.items() for t in ts])
+def test_each_guard_holds_on_the_h200s_results_and_fails_when_one_of_them_turns(data, name, turn):
+    test = F.GUARDS[name][1]
+    f = dataclasses.replace(_facts(data), **H200)
+    assert test(f)
+    assert not test(dataclasses.replace(f, **turn))
+
+
+def test_the_derived_figures_read_as_the_figures_beside_them(data):
+    f = dataclasses.replace(_facts(data), base_ms=4.2, last_ms=1.05, floor_ms=0.735, last_prev_ms=0.95,
+                            ring_ms=0.955, ring_before_ms=0.975, no_wait_with_us=914.0, no_wait_us=853.0)
+    g = F.derive(f)
+    assert g["speedup"] == pytest.approx(4.0) and g["last_floor_share"] == pytest.approx(0.7)
+    assert g["goal_over_ms"] == pytest.approx(0.2) and g["last_cost_ms"] == pytest.approx(0.1)
+    assert g["ring_saved_us"] == pytest.approx(20.0) and g["waits_us"] == pytest.approx(61.0)
+    assert g["per_kernel_ratio"] == pytest.approx(min(g["first_us_per_kernel"], g["second_us_per_kernel"])
+                                                  / f.graph_us_per_launch)
+    assert set(F.DERIVED_FROM) == set(g) and all(g[n] is not None for n in g)
+
+
+def test_the_fields_the_page_prints_on_their_own(data):
+    f = _facts(data)
+    assert (f.delta_own_ms, f.delta_fused_proj_ms, f.delta_filled_attention_ms) == (
+        f.delta_ms["own"], f.delta_ms["fused_proj"], f.delta_ms["filled_attention"])
+    assert f.fit_layers_text == ", ".join(map(str, f.fit_layers))
+    assert (f.retune_position_first, f.retune_position_last) == (f.retune_positions[0], f.retune_positions[-1])
+    assert f.anchor_url == f"https://github.com/{f.anchor_repo}/blob/{f.anchor_commit}/{f.anchor_path}"
+
+
+def test_the_savings_the_page_prints_are_the_differences_of_the_step_times_beside_them(data):
+    f = dataclasses.replace(_facts(data), first_before_ms=2.07, first_after_ms=1.19, own_ms=4.02, base_ms=4.20,
+                            pdl_before_ms=1.19, pdl_ms=1.01, alone_us=914.0, alone_loop_ms=0.921)
+    g = F.derive(f)
+    assert g["first_saved_ms"] == pytest.approx(0.88) and g["delta_own_ms"] == pytest.approx(-0.18)
+    assert g["pdl_saved_ms"] == pytest.approx(0.18) and g["pdl_saved_share"] == pytest.approx(0.18 / 1.19)
+    assert g["alone_ms"] == pytest.approx(0.914) and g["alone_outside_ms"] == pytest.approx(0.007)
+    assert g["first_us_per_kernel"] == pytest.approx(1e3 * 0.88 / (f.first_kernels_before - f.first_kernels_after))

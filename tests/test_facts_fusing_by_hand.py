@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 import pytest
 
@@ -199,3 +200,70 @@ def test_the_swiglu_cut_across_runs(data):
     assert f.swiglu_cut_runs_vary and f.swiglu_cut_high == pytest.approx(one)
     assert f.swiglu_cut_low == pytest.approx(1 - 1.2 * (1 - one))
     assert not F.from_data(**data, runs=[v, copy.deepcopy(v)]).swiglu_cut_runs_vary
+
+
+def _guard(name, f):
+    return F.GUARDS[name][1](f)
+
+
+@pytest.mark.parametrize("name, field", [("norm_fused_faster", "norm_fused_versus"),
+                                         ("swiglu_fused_faster", "swiglu_fused_versus")])
+def test_guards_fused_faster(data, name, field):
+    f = F.from_data(**data)
+    assert _guard(name, replace(f, **{field: "faster"}))
+    assert not _guard(name, replace(f, **{field: "level"}))
+    assert not _guard(name, replace(f, **{field: "slower"}))
+
+
+def test_guards_on_exactness(data):
+    f = F.from_data(**data)
+    assert _guard("h_exact", replace(f, h_exact=True)) and not _guard("h_exact", replace(f, h_exact=False))
+    assert _guard("y_past_one_step", replace(f, y_max_steps=2))
+    assert not _guard("y_past_one_step", replace(f, y_max_steps=1))
+    assert _guard("swiglu_exact", replace(f, swiglu_max_steps=0))
+    assert not _guard("swiglu_exact", replace(f, swiglu_max_steps=1))
+    assert _guard("compiled_differs", replace(f, compiled_differs=True))
+    assert not _guard("compiled_differs", replace(f, compiled_differs=False))
+
+
+def test_guard_laptop_closer(data):
+    f = replace(F.from_data(**data), laptop_h_exact=True, laptop_y_max_steps=1)
+    assert _guard("laptop_closer", replace(f, y_max_steps=2))
+    assert not _guard("laptop_closer", replace(f, y_max_steps=1))  # as close as the laptop
+    assert not _guard("laptop_closer", replace(f, y_max_steps=2, laptop_h_exact=False))
+
+
+def test_guard_rounds_capped(data):
+    f = F.from_data(**data)
+    assert _guard("rounds_capped", replace(f, all_quiet=False, noisy_count=4))
+    assert not _guard("rounds_capped", replace(f, all_quiet=False, noisy_count=1))
+    assert not _guard("rounds_capped", replace(f, all_quiet=True, noisy_count=0))
+
+
+def test_guards_on_the_roofline(data):
+    f = F.from_data(**data)
+    assert _guard("far_below_ridge", replace(f, ridge_over_intensity=F.FAR_BELOW))
+    assert not _guard("far_below_ridge", replace(f, ridge_over_intensity=F.FAR_BELOW - 1))
+    assert _guard("some_below_copy", replace(f, slow_versions=2))
+    assert not _guard("some_below_copy", replace(f, slow_versions=0))
+
+
+def test_guard_compiled_noisiest(data):
+    f = F.from_data(**data)
+    assert _guard("compiled_noisiest", replace(f, compiled_quiet=False, compiled_noisiest=True))
+    assert not _guard("compiled_noisiest", replace(f, compiled_quiet=False, compiled_noisiest=False))
+    assert not _guard("compiled_noisiest", replace(f, compiled_quiet=True, compiled_noisiest=False))
+
+
+def test_compiled_ratio_is_one_plus_the_difference(data):
+    _version(data, "add_rmsnorm", "triton")["time"]["median"] = 1.0
+    _version(data, "add_rmsnorm", "compiled")["time"]["median"] = 1.25
+    f = F.from_data(**data)
+    assert f.compiled_norm_ratio == pytest.approx(1.25) and f.compiled_norm_diff == pytest.approx(0.25)
+    assert f.compiled_swiglu_ratio == pytest.approx(1 + f.compiled_swiglu_diff)
+
+
+def test_the_speedup_shown_divides_the_two_times_shown(data):
+    f = replace(F.from_data(**data), norm_eager_ms=0.49, norm_triton_ms=0.07)
+    assert F.derive(f) == {"norm_speedup": pytest.approx(7.0)}
+    assert set(F.DERIVED_FROM) <= set(F.FORMATS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 import pytest
 
@@ -157,3 +158,81 @@ def test_the_graph_speedup_against_the_laptop_reads_the_median_across_runs(data)
     assert (data["laptop"]["graph_speedup_low"], data["laptop"]["graph_speedup_high"]) == (8, 9)
     two = F.from_data(**data, runs=[_run(c, k_eager=7.8 / 10.1), c])  # 7.8× and 10.1×: 8.95× across runs
     assert two.launch_speedup == pytest.approx(8.95) and two.graph_versus_laptop == "as much"
+
+
+def _guard(name, f):
+    return F.GUARDS[name][1](f)
+
+
+def test_guard_ridge_above_laptop(data):
+    f = F.from_data(**data)
+    assert _guard("ridge_above_laptop", replace(f, ridge=f.laptop_ridge + 1))
+    assert not _guard("ridge_above_laptop", replace(f, ridge=f.laptop_ridge - 1))
+
+
+def test_guard_copy_exceeds_l2(data):
+    f = F.from_data(**{**data, "l2_bytes": 60 * F.MIB})
+    assert _guard("copy_exceeds_l2", f)
+    assert not _guard("copy_exceeds_l2", F.from_data(**{**data, "l2_bytes": 4 * F.GIB}))  # the copy fits
+    assert not _guard("copy_exceeds_l2", F.from_data(**data))  # L2 not recorded
+
+
+def test_guards_on_the_ceilings_noise(data):
+    f = F.from_data(**data)
+    assert _guard("passes_quiet", replace(f, bw_quiet=True))
+    assert not _guard("passes_quiet", replace(f, bw_quiet=False))
+    assert _guard("matmul_noisy", replace(f, matmul_quiet=False))
+    assert not _guard("matmul_noisy", replace(f, matmul_quiet=True))
+
+
+def test_guard_swiglu_far_below_ridge(data):
+    f = F.from_data(**data)
+    assert _guard("swiglu_far_below_ridge", replace(f, ridge_over_swiglu=F.FAR_BELOW))
+    assert not _guard("swiglu_far_below_ridge", replace(f, ridge_over_swiglu=F.FAR_BELOW - 1))
+
+
+def test_guard_launches_noisy(data):
+    launch = data["ceilings"]["launch"]
+    for t in (launch["eager_ms"], launch["graph_ms"], launch["host_enqueue_us"]):
+        t["quiet"] = False
+    assert _guard("launches_noisy", F.from_data(**data))
+    launch["graph_ms"]["quiet"] = True
+    assert not _guard("launches_noisy", F.from_data(**data))
+
+
+def test_guard_host_bound(data):
+    launch = data["ceilings"]["launch"]
+    host, graph = launch["host_enqueue_us"]["values"], launch["graph_ms"]["values"]
+    per_launch = 1e3 / launch["launches"]
+    launch["graph_ms"]["values"] = [0.5 * min(host) / per_launch] * len(graph)
+    assert _guard("host_bound", F.from_data(**data))
+    launch["graph_ms"]["values"] = [x / per_launch for x in host]  # overlapping
+    assert not _guard("host_bound", F.from_data(**data))
+
+
+@pytest.mark.parametrize("low, high, holds", [(7.0, 9.0, True), (8.2, 9.0, False), (7.0, 8.0, False)])
+def test_guard_host_as_laptop(data, low, high, holds):
+    f = replace(F.from_data(**data), host_us_low=low, host_us_high=high, laptop_host_us=8.1)
+    assert _guard("host_as_laptop", f) == holds
+
+
+def test_guard_eager_paced_by_host(data):
+    f = replace(F.from_data(**data), host_us=8.0, eager_noise=10.0, host_noise=10.0)
+    assert _guard("eager_paced_by_host", replace(f, eager_us=7.0))
+    assert _guard("eager_paced_by_host", replace(f, eager_us=9.5))
+    assert not _guard("eager_paced_by_host", replace(f, eager_us=6.0))
+    assert not _guard("eager_paced_by_host", replace(f, eager_us=10.0))
+
+
+def test_guard_graph_gain_below_laptop(data):
+    f = F.from_data(**data)
+    assert _guard("graph_gain_below_laptop", replace(f, launch_speedup=f.laptop_graph_low - 0.5))
+    assert not _guard("graph_gain_below_laptop", replace(f, launch_speedup=f.laptop_graph_low + 0.5))
+
+
+def test_derived_ratios_divide_the_medians_shown(data):
+    f = replace(F.from_data(**data), copy_gbps=4000.0, matmul_tflops=500.0)
+    d = F.derive(f)
+    assert d["copy_vs_laptop"] == pytest.approx(4000 / f.laptop_copy_gbps)
+    assert d["tflops_vs_laptop"] == pytest.approx(500 / f.laptop_tflops)
+    assert set(d) == set(F.DERIVED_FROM) and set(d) <= set(F.FORMATS)

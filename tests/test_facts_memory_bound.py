@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 import pytest
 
@@ -118,3 +119,64 @@ def test_far_below_the_ridge_on_both_machines(data):
     data["ceilings"]["ridge_flop_per_byte"] = 500
     data["laptop_ceilings"]["copy_gbps"] = 25.3e3 / 40 * 6 / 5  # the laptop's ridge 40x its intensity
     assert not F.from_data(**data).far_below_ridge
+
+
+def _guard(name, f):
+    return F.GUARDS[name][1](f)
+
+
+def test_guards_on_the_laptops_byte_counts(data):
+    f = F.from_data(**data)
+    for name, field in (("norm_as_laptop", "norm_as_laptop"), ("swiglu_as_laptop", "swiglu_as_laptop")):
+        assert _guard(name, replace(f, **{field: True}))
+        assert not _guard(name, replace(f, **{field: False}))
+    _chain(data, "add_rmsnorm")["count"] = 8
+    assert not _guard("norm_as_laptop", F.from_data(**data))
+
+
+def test_guard_bytes_miss_time(data):
+    _time(data, "add_rmsnorm", 1.05)
+    _time(data, "swiglu", 0.97)
+    assert not _guard("bytes_miss_time", F.from_data(**data))
+    _time(data, "swiglu", 1.12)
+    assert _guard("bytes_miss_time", F.from_data(**data))
+    f = F.from_data(**data)
+    assert not _guard("bytes_miss_time", replace(f, swiglu_over_predicted=1.0, norm_over_predicted=0.95))
+
+
+def test_guard_far_below_ridge(data):
+    f = F.from_data(**data)
+    assert _guard("far_below_ridge", replace(f, ridge_over_intensity=F.FAR_BELOW, laptop_ridge_over_intensity=200))
+    assert not _guard("far_below_ridge", replace(f, laptop_ridge_over_intensity=F.FAR_BELOW - 1))
+
+
+def test_guard_laptop_within_band(data):
+    assert _guard("laptop_within_band", F.from_data(**data))
+    data["laptop_versions"]["add_rmsnorm_eager_ms"] = 7.0
+    assert not _guard("laptop_within_band", F.from_data(**data))
+
+
+def test_guards_on_the_kernels(data):
+    f = F.from_data(**data)
+    assert _guard("only_vectorized_keep_pace", replace(f, norm_only_vectorized_keep_pace=True, norm_streaming_within=3))
+    assert not _guard("only_vectorized_keep_pace", replace(f, norm_only_vectorized_keep_pace=False))
+    assert not _guard("only_vectorized_keep_pace", replace(f, norm_only_vectorized_keep_pace=True,
+                                                           norm_streaming_within=0))
+    assert _guard("not_every_kernel_within", f)  # the fixture: every kernel over the band
+    for c in data["eager_bytes"]["chains"].values():
+        for k in c["kernels"]:
+            k["us"] = k["predicted_us"]
+    assert not _guard("not_every_kernel_within", F.from_data(**data))
+    assert _guard("norm_has_tiny", f)
+    norm = _chain(data, "add_rmsnorm")
+    norm["kernels"] = [k for k in norm["kernels"] if k["bytes_per_elem"] >= F.STREAMING]
+    assert not _guard("norm_has_tiny", F.from_data(**data))
+
+
+def test_derived_ratios_divide_the_figures_beside_them(data):
+    f = replace(F.from_data(**data), norm_measured_ms=0.5, norm_predicted_ms=0.25, swiglu_measured_ms=0.1,
+                swiglu_predicted_ms=0.08)
+    d = F.derive(f)
+    assert d["norm_over_predicted"] == pytest.approx(2.0) and d["swiglu_over_predicted"] == pytest.approx(1.25)
+    assert d["norm_bytes_ratio"] == pytest.approx(f.norm_bytes / f.norm_fused_bytes)
+    assert set(d) == set(F.DERIVED_FROM) and set(d) <= set(F.FORMATS)

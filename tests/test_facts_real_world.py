@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pytest
 
@@ -66,3 +67,32 @@ def test_liger_is_raced_only_when_both_speed_of_light_runs_had_it(data):
     assert F.from_data(**data).liger_raced
     data["speed_of_light"][1]["liger"] = False
     assert not F.from_data(**data).liger_raced
+
+
+def test_the_capture_list_reads_as_the_page_writes_it(data):
+    f = F.from_data(**data)
+    assert f.capture_shown == ", ".join(f"{n:,}" for n in f.capture_first) + ", …, " + ", ".join(
+        f"{n:,}" for n in f.capture_last)
+
+
+def test_guard_host_bound_both_ways(data):
+    f = F.from_data(**data)
+    test = F.GUARDS["host_bound"][1]
+    assert test(dataclasses.replace(f, prefill_host_us=2 * f.prefill_gpu_us))
+    assert not test(dataclasses.replace(f, prefill_host_us=0.5 * f.prefill_gpu_us))
+
+
+def test_guard_fusion_saves_both_ways(data):
+    f = F.from_data(**data)
+    test = F.GUARDS["fusion_saves"][1]
+    assert test(dataclasses.replace(f, prefill_saved_share=0.1))
+    assert not test(dataclasses.replace(f, prefill_saved_share=-0.01))
+
+
+def test_guard_liger_raced_both_ways(data):
+    for s in data["speed_of_light"]:
+        s["liger"] = True
+    test = F.GUARDS["liger_raced"][1]
+    assert test(F.from_data(**data))
+    data["speed_of_light"][0]["liger"] = False
+    assert not test(F.from_data(**data))

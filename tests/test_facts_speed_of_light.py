@@ -4,6 +4,7 @@ page branches on driven both ways by the data."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pytest
 
@@ -440,3 +441,116 @@ def test_the_swiglu_rounds_name_what_stayed_noisy_at_a_large_shape(data):
     _big(data["swiglu"])[0]["versions"]["liger"].update(quiet=False, noise_pct=0.8)
     f = F.from_data(**data)
     assert f.swiglu_noisy_big and f.swiglu_noise.noisy_big[0].names == ("Liger-Kernel",)
+
+
+# ---- the page's guards, each driven both ways ----------------------------------------------------------------------
+
+def _holds(name: str, f: F.Facts) -> bool:
+    return bool(F.GUARDS[name][1](f))
+
+
+def test_the_add_goal_open_at_one_noisy_shape_names_it_and_its_programs(data):
+    f = F.from_data(**data)
+    assert f.add_open == F.Open() and not _holds("add_goal_open", f) and not _holds("add_open_programs", f)
+    s = _at(data["add"], 8192, 4096)
+    ours = s["versions"]["ours"]
+    s["versions"]["copy"].update(quiet=False, noise_pct=1.5, values=[ours["ms"] * x for x in (0.97, 1.0) * 5])
+    f = F.from_data(**data)
+    assert f.add_open == F.Open("8,192 × 4,096", ours["share_of_copy"], s["best_config"][0] * 4096 * 2 // 1024,
+                                s["copy_config"][0] * 2 // 1024, True)
+    assert f.add_goal_noisy_text == "8,192 × 4,096" and _holds("add_goal_open", f)
+    assert _holds("add_open_programs", dataclasses.replace(f, add_open=dataclasses.replace(f.add_open, kib=16,
+                                                                                           copy_kib=2)))
+    assert not _holds("add_open_programs", dataclasses.replace(f, add_open=dataclasses.replace(f.add_open, kib=2,
+                                                                                               copy_kib=2)))
+    assert not _holds("add_goal_open", dataclasses.replace(f, add_all_ahead=False))
+    _at(data["add"], 32768, 4096)["versions"]["ours"]["share_of_copy"] = 0.5  # a shape decidedly under: missed
+    assert not _holds("add_goal_open", F.from_data(**data))
+
+
+def test_lists_read_as_words_and_each_designs_share_as_a_field(data):
+    assert F.words(["a"]) == "a" and F.words(["a", "b"]) == "a and b" and F.words(("a", "b", "c")) == "a, b and c"
+    f = F.from_data(**data)
+    assert f.add_rivals_text == "torch.compile, Liger-Kernel and F.rms_norm"
+    assert f.swiglu_rivals_text == "torch.compile and Liger-Kernel"
+    assert f.swiglu_ahead_text == "32,768 × 4,096 and 32,768 × 8,960"
+    assert f.swiglu_level_text == "torch.compile and Liger-Kernel at 8,192 × 4,096; torch.compile at 8,192 × 8,960"
+    assert f.warp_spill_widths_text == "8,192"
+    assert (f.min_rounds, f.max_rounds, f.cap_s, f.bound_pct) == (10, 20, 10.0, f.add_noise.bound_pct)
+    for d in ("row_kernel", *F.OTHER_DESIGNS):
+        assert (getattr(f, f"{d}_low"), getattr(f, f"{d}_high")) == (f.design_low[d], f.design_high[d])
+
+
+@pytest.mark.parametrize("name, holding, turned", [
+    ("one_row_close", {"one_row_close": True}, {"one_row_close": False}),
+    ("tile_never_ahead", {"tile_never_ahead": True}, {"tile_never_ahead": False}),
+    ("small_own_work", {"small_own_work_shows": True}, {"small_own_work_shows": False}),
+    ("add_own_placements", {"add_own_placements": True}, {"add_own_placements": False}),
+    ("designs", {"designs_all_quiet": True, "designs_none_ahead": True}, {"designs_all_quiet": False}),
+    ("designs", {"designs_all_quiet": True, "designs_none_ahead": True}, {"designs_none_ahead": False}),
+    ("rerun_lower", {"rerun_shows": True, "rerun_higher": False}, {"rerun_higher": True}),
+    ("rerun_lower", {"rerun_shows": True, "rerun_higher": False}, {"rerun_shows": False}),
+    ("warp_not_run", {"warp_not_run": True}, {"warp_not_run": False}),
+    ("warp_rows", {}, {"warp_fit_behind": False}),
+    ("warp_rows", {}, {"warp_spills": False}),
+    ("warp_rows", {}, {"multi_warp_barriers": False}),
+    ("swiglu_noisy_big", {"swiglu_noisy_big": True}, {"swiglu_noisy_big": False}),
+    ("swiglu_rounds", {}, {"divides_swept": "ieee"}),
+    ("swiglu_rounds", {}, {"swiglu_all_near_copy": False}),
+    ("swiglu_placed", {"copy_behind_any": False}, {"copy_behind_any": True}),
+    ("swiglu_placed", {"copy_behind_any": False}, {"swiglu_any_behind": True}),
+    ("swiglu_placed", {"copy_behind_any": False}, {"placements_vary": True}),
+    ("swiglu_placed", {"copy_behind_any": False}, {"swiglu_goal_met": False}),
+    ("inexact_compiled", {}, {"inexact_compiled": False}),
+    ("inexact_compiled", {}, {"inexact_level": False}),
+    ("probe_moves_more", {"probe_moves_more": True}, {"probe_moves_more": False}),
+    ("ieee_occupancy", {}, {"ieee_holds_fewer": False}),
+    ("ieee_occupancy", {}, {"beat_copy_all_ieee": False}),
+])
+def test_each_guard_holds_on_one_value_and_fails_on_another(data, name, holding, turned):
+    f = dataclasses.replace(F.from_data(**data), **holding)
+    assert _holds(name, f)
+    assert not _holds(name, dataclasses.replace(f, **turned))
+
+
+def test_the_guards_follow_the_data_they_read(data):
+    """The guards on facts read from edited data, not only on replaced fields."""
+    assert not _holds("rerun_lower", F.from_data(**data))  # the fixture's row kernel reads higher in its rerun
+    for s in data["designs"]["shapes"]:
+        for v in s["versions"].values():
+            v["quiet"] = True
+    assert _holds("designs", F.from_data(**data))
+    s = _at(data["designs"], 8192, 8192)
+    s["versions"]["split_row"]["share_of_copy"] = s["versions"]["row_kernel"]["share_of_copy"] + 0.01
+    assert not _holds("designs", F.from_data(**data))
+    F.probe(data["swiglu"])["registers"]["per_thread"]["ieee"] = 29  # as many programs per SM with either divide
+    assert not _holds("ieee_occupancy", F.from_data(**data))
+    data["swiglu"]["mismatches"]["approx"]["differ"] = 3000
+    assert not _holds("swiglu_rounds", F.from_data(**data))
+
+
+# ---- the shares over several runs (merged): what the tables show and the share figures read --------------------------
+
+def test_merged_takes_each_versions_median_time_and_its_share_from_the_medians(data):
+    runs = [copy.deepcopy(data["add"]) for _ in range(3)]
+    for k, run in enumerate(runs):  # ours 1%, 2% and 3% slower than stored; the copy as stored
+        _at(run, 8192, 4096)["versions"]["ours"]["ms"] *= 1 + (k + 1) / 100
+    s, stored = _at(F.merged(runs), 8192, 4096), _at(data["add"], 8192, 4096)
+    copy_ms, ours_ms = stored["versions"]["copy"]["ms"], stored["versions"]["ours"]["ms"]
+    assert s["versions"]["ours"]["ms"] == pytest.approx(ours_ms * 1.02) and s["versions"]["ours"]["runs"] == 3
+    assert s["versions"]["ours"]["share_of_copy"] == pytest.approx(copy_ms / (ours_ms * 1.02))
+    assert s["versions"]["ours"]["gbps"] == pytest.approx(stored["versions"]["ours"]["gbps"] / 1.02)
+    assert s["versions"]["copy"]["share_of_copy"] == pytest.approx(1.0)
+    assert F.merged([data["add"]]) is data["add"]  # one run: as stored
+
+
+def test_the_shares_the_prose_quotes_are_those_of_the_medians_the_tables_show(data):
+    slow = copy.deepcopy(data["add"])
+    for s in _big(slow):  # ours 10% slower in two runs of three: the median run is slow
+        s["versions"]["ours"]["ms"] *= 1.1
+    f = F.from_data(**data, runs={ADD: [data["add"], slow, copy.deepcopy(slow)]})
+    m = F.merged([data["add"], slow, slow])
+    shares = [s["versions"]["ours"]["share_of_copy"] for s in _big(m)]
+    assert (f.add_share_low, f.add_share_high) == (pytest.approx(min(shares)), pytest.approx(max(shares)))
+    assert f.add_share_high < 0.95  # not the newest run's (data["add"], as stored)
+    assert F.derive(f)["add_share_low"] == f.add_share_low

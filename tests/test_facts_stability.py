@@ -367,3 +367,114 @@ def test_a_figure_its_page_shows_from_the_newest_run_stays_the_newest_runs(runs)
     assert not next(x for x in F.SPECS if x.key == "alloc").across_runs
     assert g.current_runs == 2 and g.median == pytest.approx(1.5 * before)
     assert g.current_range == pytest.approx(0.5 / 1.5)
+
+
+def test_the_counts_and_lists_the_page_prints_follow_the_labels(runs):
+    f = F.from_data(runs, "H200")
+    assert (f.n_firm, f.n_steady, f.n_noisy, f.n_unsettled, f.n_no_rounds) == tuple(
+        len(x) for x in (f.firm_labels, f.steady_labels, f.noisy_labels, f.unsettled_labels, f.no_rounds_labels))
+    assert f.n_firm + f.n_steady + f.n_noisy + f.n_unsettled + f.n_no_rounds == f.n_figures
+    assert f.noisy_list == ("; ".join(f.noisy_labels) or "none")
+    assert f.unsettled_list == ("; ".join(f.unsettled_labels) or "none")
+    assert f.moved_list == "none" and f.n_moved == 0
+    assert f.software == "torch {}, Triton {}, CUDA {}, driver {}".format(*f.versions)
+    assert f.launch_earlier == f.launch_n - f.launch_current
+    assert f.n_retuned == len(f.retuned) and f.far_sites_moved == 0 and f.far_sites_moved <= f.far_sites
+
+
+def _guard(name, f):
+    return F.GUARDS[name][1](f)
+
+
+def test_guard_two_each_both_ways(runs):
+    assert not _guard("two_each", F.from_data(runs, "H200"))  # the fixture: one run of each
+    for name in F.EXPERIMENTS:
+        _another(runs, name, True, "2099-01-01")
+    assert _guard("two_each", F.from_data(runs, "H200"))
+
+
+def test_guard_earlier_both_ways(runs):
+    assert not _guard("earlier", F.from_data(runs, "H200"))
+    _another(runs, "allocator.caching", False, "2000-01-01")
+    assert _guard("earlier", F.from_data(runs, "H200"))
+
+
+def test_guard_same_sw_both_ways(runs):
+    assert _guard("same_sw", F.from_data(runs, "H200"))
+    new = _another(runs, "decode.six_ways", False, "2000-01-01")
+    runs["decode.six_ways"][0] = dataclasses.replace(new, versions=("2.10", *new.versions[1:]))
+    assert not _guard("same_sw", F.from_data(runs, "H200"))
+
+
+def test_guard_moved_both_ways(runs):
+    assert not _guard("moved", F.from_data(runs, "H200"))
+    _another(runs, "machine.ceilings", False, "2000-01-01", lambda d: _slower_eager(d, 1.4))
+    f = F.from_data(runs, "H200")
+    assert _guard("moved", f) and "eager launch" in f.moved_list.split("; ")
+
+
+@pytest.mark.parametrize("gap, paced", [(0.09, True), (0.11, False)])
+def test_guard_host_paced_reads_the_current_runs_only(runs, gap, paced):
+    def host(d, gap):
+        ln = d["launch"]
+        ln["host_enqueue_us"]["median"] = ln["eager_ms"]["median"] * 1e3 / ln["launches"] / (1 + gap)
+    host(runs["machine.ceilings"][0].data, 0.0)
+    _another(runs, "machine.ceilings", False, "2000-01-01", lambda d: host(d, 0.5))  # earlier code: not read
+    _another(runs, "machine.ceilings", True, "2099-01-01", lambda d: host(d, gap))
+    f = F.from_data(runs, "H200")
+    assert _guard("host_paced", f) is paced and f.launch_tracking == 1 + paced and not f.launch_tracks_host
+
+
+def test_guard_launch_clocks_both_ways(runs):
+    assert _guard("launch_clocks", F.from_data(runs, "H200"))
+    new = _another(runs, "machine.ceilings", False, "2000-01-01")
+    runs["machine.ceilings"][0] = dataclasses.replace(new, clocks=("345", "3201", "1755", "3201"))
+    assert not _guard("launch_clocks", F.from_data(runs, "H200"))
+
+
+@pytest.mark.parametrize("share, bound", [(0.95, True), (0.85, False)])
+def test_guard_eager_host_both_ways(runs, share, bound):
+    for r in _rounds(runs):
+        for name in F.EAGER:
+            r["variants"][name]["host_us"] = r["variants"][name]["step_ms"] * 1e3 * share
+    assert _guard("eager_host", F.from_data(runs, "H200")) is bound
+
+
+@pytest.mark.parametrize("ma_host_us, accounts", [(801.0, True), (799.0, False)])
+def test_guard_graph_host_both_ways(runs, ma_host_us, accounts):
+    rounds = _rounds(runs)
+    for r in rounds:
+        for name in ("compile_reduce_overhead", "compile_max_autotune"):
+            r["variants"][name].update(step_ms=3.0, host_us=700.0)
+    rounds[2]["variants"]["compile_reduce_overhead"].update(step_ms=3.4, host_us=1100.0)
+    rounds[2]["variants"]["compile_max_autotune"].update(step_ms=3.2, host_us=ma_host_us)  # half of +0.2 ms: 0.1
+    assert _guard("graph_host", F.from_data(runs, "H200")) is accounts
+
+
+def test_guard_decode_clocks_both_ways(runs):
+    assert _guard("decode_clocks", F.from_data(runs, "H200"))
+    _rounds(runs)[1]["smi_end"]["clocks.sm"] = 1755.0
+    assert not _guard("decode_clocks", F.from_data(runs, "H200"))
+
+
+def test_guard_same_picks_both_ways(runs):
+    assert not _guard("same_picks", F.from_data(runs, "H200"))  # one run: nothing compared
+    _another(runs, "torch_compile.codegen", False, "2000-01-01")
+    assert _guard("same_picks", F.from_data(runs, "H200"))
+    runs["torch_compile.codegen"][0].data["mlp_1token_max_autotune"]["summary"]["kernel_names"][0] = "triton_tem_x"
+    assert not _guard("same_picks", F.from_data(runs, "H200"))
+
+
+def test_the_far_tuning_counts_the_sites_that_moved_and_says_which_way(runs):
+    def slower(d):
+        for r in d["rounds"]:
+            r["variants"][d["steps"][-1]]["step_ms"] *= 1.05
+    _another(runs, "decode_far.ladder", False, "2000-01-01", slower)
+    f = F.from_data(runs, "H200")
+    assert f.far_sites_moved == 0 and f.far_last_versus == "faster"
+    old = runs["decode_far.ladder"][0].data
+    for r in old["rounds"]:
+        r["variants"][old["steps"][-1]]["step_ms"] /= 1.05 ** 2
+    old["tuning"][next(iter(old["tuning"]))]["best"] = [99, 1, 1]
+    f = F.from_data(runs, "H200")
+    assert f.far_sites_moved == 1 and f.far_last_versus == "slower"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pytest
 
@@ -41,9 +42,10 @@ def test_the_fixture_reads_as_stored(data):
     one, big = _by(data, 1), _by(data, 2048)
     assert f.one_saved_us == one["saved_us"] and f.one_removed == one["kernels_removed"]
     assert f.big_saved_share == pytest.approx(big["saved_us"] / big["eager"]["busy_us"])
-    assert f.launch_us == data["ceilings"]["launch"]["host_enqueue_us"]["median"]
+    assert f.host_enqueue_us == data["ceilings"]["launch"]["host_enqueue_us"]["median"]
     assert f.laptop_one_saved_low == 11 and f.laptop_big_saved_share == pytest.approx(0.05)
     assert f.recompile_tokens == (1, 2, 3, 64) and f.later_tokens == (3, 64) and f.recompile_s == 1.5
+    assert (f.later_first_ms, f.later_last_ms) == (f.later_ms[0], f.later_ms[-1])
     assert f.decode_cold_slowest == "max-autotune" and f.decode_warm_modes == 2
     assert f.decode_cold_high == data["six_ways"]["setup"]["compile_max_autotune"]["compile_s"]
     assert (f.sm_count, f.min_sms, f.laptop_sm_count) == (132, 68, 24)
@@ -116,7 +118,7 @@ def test_one_token_saving_against_the_laptops_range(data, saved, verdict):
 
 def test_launch_against_the_eager_kernels(data):
     f = facts(data)
-    assert f.launch_beats_kernel and f.launch_us > f.eager_kernel_us_median
+    assert f.launch_beats_kernel and f.host_enqueue_us > f.eager_kernel_us_median
     data["ceilings"]["launch"]["host_enqueue_us"]["median"] = f.eager_kernel_us_median - 0.1
     assert not facts(data).launch_beats_kernel
 
@@ -283,3 +285,117 @@ def test_headline_times_across_runs_show_their_range_only_where_runs_differ(data
     assert two.norm_cold_s_runs_vary and two.norm_cold_s_high == pytest.approx(1.5 * one.norm_cold_s)
     assert two.recompile_s_runs_vary and two.recompile_s == pytest.approx(0.75 * one.recompile_s)
     assert two.one_saved_share == pytest.approx(two.one_saved_us / two.one_eager_us)  # the medians shown
+
+
+def test_the_page_quotes_the_machines_launch_cost():
+    """The launch cost the page prints is machine.host_us; this chapter's copy of it only feeds launch_beats_kernel."""
+    from kernelbook.chapters.machine import facts as M
+    assert "host_us" in {x.name for x in dataclasses.fields(M.Facts)}
+    assert "launch_us" not in {x.name for x in dataclasses.fields(F.Facts)}
+
+
+def test_derived_shares_read_as_the_medians_shown(data):
+    f = dataclasses.replace(facts(data), one_saved_us=99.0, one_eager_us=40.0, one_compiled_us=30.0,
+                            big_saved_us=99.0, big_eager_us=4.0, big_compiled_us=3.0)
+    d = F.derive(f)
+    assert (d["one_saved_us"], d["one_saved_share"]) == (10.0, 0.25)  # eager's median minus compiled's
+    assert (d["big_saved_us"], d["big_saved_share"]) == (1.0, 0.25)
+    assert d["one_saved_vs_laptop"] == "below" and d["big_saving_vs_laptop"] == "more"  # 10 µs; 25% against 5%
+    assert set(F.DERIVED_FROM) == set(d)
+    assert {n for n in d if isinstance(d[n], float)} <= set(F.FORMATS)
+
+
+def test_decode_compile_range_reads_as_the_tables_medians(data):
+    f = facts(data)
+    rows = {r["mode"]: r for r in F.decode_compiles(data["compile_warm"], data["six_ways"])}
+    assert f.decode_ro_cold_s == rows["reduce-overhead"]["cold_s"]
+    assert f.decode_ma_cold_s == rows["max-autotune"]["cold_s"]
+    assert f.decode_default_warm_s == rows["default"]["warm_s"] and f.decode_ma_warm_s is None
+    f = dataclasses.replace(f, decode_default_cold_s=50.0, decode_ro_cold_s=20.0, decode_ma_cold_s=30.0,
+                            decode_default_warm_s=2.0, decode_ro_warm_s=9.0, decode_ma_warm_s=None)
+    d = F.derive(f)
+    assert (d["decode_cold_low"], d["decode_cold_high"], d["decode_cold_slowest"]) == (20.0, 50.0, "default")
+    assert (d["decode_warm_low"], d["decode_warm_high"]) == (2.0, 9.0)
+    assert d["decode_cold_above_laptop"] == (50.0 > f.laptop_decode_cold_high)
+    assert d["decode_warm_above_laptop"] == (9.0 > f.laptop_decode_warm_high)
+
+
+@pytest.mark.parametrize("name, label", [
+    ("void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::BFloat16>, "
+     "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)",
+     "vectorized_elementwise_kernel · CUDAFunctor_add"),
+    ("void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<float, "
+     "float, float, at::native::binary_internal::MulFunctor<float> > >(at::TensorIteratorBase&, "
+     "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> > const&)::"
+     "{lambda(int)#1}>(int, int)", "elementwise_kernel · MulFunctor"),
+    ("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::"
+     "{lambda()#3}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>, 4>(int)",
+     "unrolled_elementwise_kernel · direct_copy_kernel_cuda"),
+    ("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, "
+     "float>, unsigned int, float, 4, 4> >(at::native::ReduceOp<float>)", "reduce_kernel · MeanOps"),
+    ("void cublasLt::splitKreduce_kernel<32, 16, int, float>(cublasLt::cublasSplitKParams<float>)",
+     "cublasLt::splitKreduce_kernel"),
+    ("triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0", "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0"),
+    ("Memcpy DtoD (Device -> Device)", "Memcpy DtoD (Device -> Device)"),
+])
+def test_kernel_labels_name_the_template_and_its_functor(name, label):
+    assert F.kernel_label(name) == label
+
+
+# each guard the page names, held on the fixture's facts and failing on a turned one
+TURNED = {
+    "norm_as_laptop": [{"norm_kernels_as_laptop": False}],
+    "norm_rereads_h": [{"norm_chunked": False}, {"norm_reread": "recomputed"}],
+    "weight_kept": [{"weight_kept": False}],
+    "shape_baked": [{"shape_baked": False}],
+    "mlp_as_laptop": [{"mlp_as_laptop": False}],
+    "residual_in_addmm": [{"residual_in_addmm": False}],
+    "one_saved_as_laptop": [{"one_saved_vs_laptop": "above"}, {"one_saved_vs_laptop": "below"}],
+    "launch_beats_kernel": [{"launch_beats_kernel": False}],
+    "addmm_copy": [{"addmm_copy": False}],
+    "big_share_above_laptop": [{"big_saving_vs_laptop": "similar"}, {"big_saving_vs_laptop": "less"}],
+    "gemm_renamed": [{"big_gemm_same": True, "big_gemm_renamed": 0}],
+    "gemm_dominates": [{"big_gemm_dominates": False}],
+    "decode_shared_cache": [{"decode_shared_cache": False}],
+    "norm_cold_as_laptop": [{"norm_cold_vs_laptop": "more"}, {"norm_cold_vs_laptop": "less"}],
+    "decode_slower_than_laptop": [{"decode_cold_above_laptop": False}, {"decode_warm_above_laptop": False}],
+    "recompile_as_laptop": [{"second_recompiled": False}, {"recompile_vs_laptop": "more"}],
+    "later_quiet": [{"later_quiet": False}],
+    "breaks_as_laptop": [{"checked_broke": False}, {"checked_as_laptop": False}],
+    "decode_unbroken": [{"decode_unbroken": False}],
+    "big_gpu_here_only": [{"is_big_gpu": False}, {"same_threshold": False}, {"laptop_big": True}],
+    "rewrite_via_cdt": [{"mm_rewrite_needs_cdt": False}, {"ma_sets_cdt": False}],
+    "ma_all_triton": [{"ma_all_triton": False}, {"ma_down_found": False}],
+    "decode_down_as_laptop": [{"decode_down_found": False}, {"same_down_fusion": False}],
+    "only_attention_outside": [{"only_attention_outside": False}],
+    "decode_templates": [{"decode_uses_templates": False}],
+}
+
+
+def _page_facts(data):
+    """The fixture's facts, with the verdicts the fixture does not take turned to the stored H200 results' side."""
+    return dataclasses.replace(facts(data), decode_uses_templates=True, only_attention_outside=True,
+                               big_gemm_same=False, big_gemm_renamed=1, big_saving_vs_laptop="more")
+
+
+def test_every_guard_is_tested_both_ways():
+    assert set(TURNED) == set(F.GUARDS)
+
+
+@pytest.mark.parametrize("name", sorted(TURNED))
+def test_guard_holds_and_turns(data, name):
+    test = F.GUARDS[name][1]
+    f = _page_facts(data)
+    assert test(f)
+    for turned in TURNED[name]:
+        assert not test(dataclasses.replace(f, **turned)), turned
+
+
+def test_guards_read_the_data(data):
+    """The verdicts the guards read come from the data: turned on the data, the guard turns."""
+    assert F.GUARDS["launch_beats_kernel"][1](facts(data))
+    data["ceilings"]["launch"]["host_enqueue_us"]["median"] = 0.01
+    assert not F.GUARDS["launch_beats_kernel"][1](facts(data))
+    assert F.GUARDS["later_quiet"][1](facts(data))
+    data["recompiles"]["calls"][3]["graphs_compiled"] = 1
+    assert not F.GUARDS["later_quiet"][1](facts(data))

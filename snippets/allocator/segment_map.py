@@ -21,3 +21,4 @@ for ax, key in zip(axes, ("default", "expandable"), strict=True):
     ax.set_xlabel("MiB from the segment's start")
     ax.set_title(f"{LABELS[key]}: {len(segs)} large segment{'s' if len(segs) != 1 else ''}", fontsize=10)
 print(page.figure(fig, "Large-pool segments at each run's end"))
+print(page.provenance(r))

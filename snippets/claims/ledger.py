@@ -1,10 +1,13 @@
-from kernelbook import page
+from kernelbook import across, macros, page, store
 from kernelbook.chapters.claims import ledger
-from kernelbook.chapters.claims.verdicts import describe
+from kernelbook.chapters.claims.verdicts import VARIES, describe
+from kernelbook.chapters.machine.facts import bandwidth
 
 machines = ledger.measured_machines()
 records = ledger.published()
 judged = {m: ledger.judge_all(m) for m in machines}
+LAP_RIDGE = records["machine.ceilings"]["ridge_flop_per_byte"]
+LAP_SWIGLU = records["memory_bound.eager_bytes"]["swiglu_flop_per_byte"]
 labels = {m: page.machine_label(page.result("machine.ceilings", m)) for m in machines}
 
 
@@ -20,6 +23,75 @@ def test_of(row):
     return describe(row, records)
 
 
+def norm_ratio(m):  # eager add + RMSNorm's time over its bytes at the copy bandwidth, from the medians shown
+    mb = macros.raw_facts("memory_bound", m)
+    return f"{page.num(mb.norm_measured_ms / mb.norm_predicted_ms, 3)}×"
+
+
+def decode(m):  # the decode chapter's medians, for the ratios and differences computed from them
+    return macros.raw_facts("decode", m)
+
+
+def read_gbps(m):  # the machine page's read-only bandwidth: the median across its runs, as its table shows it
+    return page.num(across.of([bandwidth(d, "read") for d in across.datas("machine.ceilings", m)]).median, 0)
+
+
+# Rows whose figure a chapter shows too: the cell prints the chapter's facts (the median over the runs, with the
+# same hover text as on that chapter's page), so the ledger and the chapter read alike. The verdict stays the
+# ledger's, decided run by run.
+SHOWN = {
+    "part4-idle": lambda f, m: f("decode", "dyn_idle_share"),
+    "ridge": lambda f, m: f"{f('machine', 'ridge_over_swiglu')}× (ridge {f('machine', 'ridge')}, matmul ÷ copy; "
+                          f"SwiGLU {f('machine', 'swiglu_flop_per_byte')})",
+    "laptop-roofline": lambda f, m: f"{f('machine', 'matmul_tflops')} TFLOPS, {read_gbps(m)} GB/s read",
+    "laptop-copy": lambda f, m: f"{f('machine', 'copy_gbps')} GB/s copy",
+    "copy-below-read": lambda f, m: f"{f('machine', 'copy_gbps')} vs {read_gbps(m)} GB/s",
+    "bytes-predict-time": lambda f, m: f"{f('memory_bound', 'norm_measured_ms')} ms for "
+                                       f"{f('memory_bound', 'norm_predicted_ms')} ({norm_ratio(m)})",
+    "speedup": lambda f, m: f("fusing_by_hand", "norm_speedup"),
+    "launch-cost": lambda f, m: f"{f('machine', 'host_us')} µs",
+    "launch": lambda f, m: f("machine", "launch_speedup"),
+    "static-slower": lambda f, m: f"{f('decode', 'static_ms')} vs {f('decode', 'dyn_ms')} ms",
+    "graph-pays": lambda f, m: f"{f('decode', 'graph_ms')} vs {f('decode', 'dyn_ms')} ms",
+    "graph-step": lambda f, m: f"{f('decode', 'graph_speedup')} ({f('decode', 'static_ms')} → "
+                               f"{f('decode', 'graph_ms')} ms)",
+    "graph-host": lambda f, m: f"{f('decode', 'graph_host_ms')} ms",
+    "capture-time": lambda f, m: f"{f('decode', 'capture_s')} s",
+    "graph-busy": lambda f, m: f"idle {f('decode', 'graph_idle_share')}",
+    "default-idle": lambda f, m: f("decode", "cd_idle_share"),
+    "default-mode": lambda f, m: f"{f('decode', 'cd_ms')} vs {f('decode', 'graph_ms')} ms",
+    "ro-beats-graph": lambda f, m: f"{f('decode', 'ro_ms')} vs {f('decode', 'graph_ms')} ms",
+    "ro-step": lambda f, m: f"{f('decode', 'ro_ms')} ms",
+    "ro-gain": lambda f, m: f"{f('decode', 'ro_graph_diff_ms')} ms",
+    "fusion-gpu-saved": lambda f, m: f"{f('decode', 'fusion_cut_busy_ms')} ms",
+    "ma-compile": lambda f, m: f"{f('decode', 'compile_s_ma')} s",
+    "default-host": lambda f, m: f"{f('decode', 'cd_host_ms')} ms",
+    "default-step": lambda f, m: f"{f('decode', 'cd_ms')} ms",
+    "ma-beats-ro": lambda f, m: f"{page.num(decode(m).ro_ms - decode(m).ma_ms, 2)} ms ({f('decode', 'ma_ms')} vs "
+                                f"{f('decode', 'ro_ms')} ms)",
+    "graphs-and-fusion": lambda f, m: f"{page.num(decode(m).dyn_ms / decode(m).ma_ms, 2)}× ({f('decode', 'dyn_ms')} → "
+                                      f"{f('decode', 'ma_ms')} ms, max-autotune)",
+    "floor-eager": lambda f, m: f("decode", "dyn_floor_share"),
+    "laptop-floor": lambda f, m: f"{f('decode', 'floor_ms')} ms, {f('decode', 'ceiling_tok_s')} tok/s",
+}
+LAPTOP = {  # the laptop's ridge: the article's, over its DRAM read, and the one the chapters use, over its copy
+    "ridge": lambda j: f"{page.num(LAP_RIDGE / LAP_SWIGLU, 0)}× (ridge {page.num(LAP_RIDGE, 0)}, matmul ÷ DRAM read, "
+                       f"as the article quotes it; SwiGLU {LAP_SWIGLU}); over the copy, as for ours: "
+                       f"{page.fact('memory_bound', 'laptop_ridge_over_intensity')}× "
+                       f"(ridge {page.fact('machine', 'laptop_ridge')})",
+}
+
+
+def figure(j, m):
+    """The figure in machine m's column: the chapters' facts where they show it, else the ledger's."""
+    if j.row.id not in SHOWN or j.verdict == VARIES or not j.readings:
+        return j.figure
+    try:
+        return SHOWN[j.row.id](lambda chapter, name: str(getattr(macros.facts(chapter, m), name)), m)
+    except (FileNotFoundError, store.StoreError, AttributeError):
+        return j.figure
+
+
 heads = ["the article says", "judged by", "RTX 4060 Laptop (article)"]
 for m in machines:
     heads += [labels[m], "verdict", "runs"]
@@ -27,10 +99,10 @@ for i, (part, rows) in enumerate(ledger.by_part(judged[machines[0]])):
     print(f"\n### {part}\n")
     table = []
     for j in rows:
-        cells = [j.row.claim, test_of(j.row), j.laptop]
+        cells = [j.row.claim, test_of(j.row), LAPTOP[j.row.id](j) if j.row.id in LAPTOP else j.laptop]
         for m in machines:
             mine = next(x for x in judged[m] if x.row.id == j.row.id)
             runs = mine.runs if mine.readings and j.row.kind != "documented" else "—"
-            cells += [mine.figure, f"[{mine.verdict}]({href(j.row.page)})", runs]
+            cells += [figure(mine, m), f"[{mine.verdict}]({href(j.row.page)})", runs]
         table.append(cells)
     print(page.table(heads, table, align="lll" + "rlr" * len(machines), name=f"claims-{i + 1}"))

@@ -1,17 +1,54 @@
+import statistics
+
 from kernelbook import across, page
-from kernelbook.chapters.decode.facts import step_summary
+from kernelbook.chapters.decode.facts import most, step_summary
 from kernelbook.decode import report
 
 r = page.result("decode.six_ways")
 d = r.data
-runs = across.datas("decode.six_ways")  # every run of the current code: the step time is their median
+runs = across.datas("decode.six_ways")  # every run of the current code: each figure is their median
+per_run = [report.summaries(x) for x in runs]
 lap = page.result("decode.six_ways", report.LAPTOP).data["variants"]
+floor = statistics.median(x["floor_ms"] for x in runs)
+best = report.best_valid(d)
+noisiest, widest = most(runs, lambda s: s["noise_pct"]), most(runs, lambda s: s["spread"])
+
+# the cells the prose quotes: the fact itself, the same median in the same text (chapters/decode/facts.py)
+FACTS = {
+    "eager_dynamic": {"step": "dyn_ms", "kernels": "dyn_kernels", "busy": "dyn_busy_ms", "idle": "dyn_idle_share",
+                      "floor": "dyn_floor_share"},
+    "eager_static": {"step": "static_ms", "kernels": "static_kernels", "busy": "static_busy_ms",
+                     "idle": "static_idle_share", "host": "static_host_ms"},
+    "cuda_graph": {"step": "graph_ms", "kernels": "graph_kernels", "busy": "graph_busy_ms", "idle": "graph_idle_share",
+                   "host": "graph_host_ms"},
+    "compile_default": {"step": "cd_ms", "kernels": "cd_kernels", "busy": "cd_busy_ms", "idle": "cd_idle_share",
+                        "host": "cd_host_ms"},
+    "compile_reduce_overhead": {"step": "ro_ms"},
+    "compile_max_autotune": {"step": "ma_ms"},
+}
+if best:
+    FACTS[best["name"]] = {"kernels": "best_kernels", "busy": "best_busy_ms", "tok_s": "best_tok_s",
+                           "floor": "best_floor_share", **FACTS[best["name"]]}
 
 
-def kernels(name: str, s: dict) -> str:
-    mix = report.kernel_mix(d, name)
-    n = page.num(s["kernels"], 0)
-    return f"{n} ({mix['triton']} Triton)" if mix and mix["triton"] else n
+def med(name: str, key: str) -> float:
+    return statistics.median(s[name][key] for s in per_run)
+
+
+def cell(name: str, column: str, text: str) -> str:
+    field = FACTS.get(name, {}).get(column)
+    return page.fact("decode", field) if field else text
+
+
+def kernels(name: str) -> str:
+    k = statistics.median_low(s[name]["kernels"] for s in per_run)
+    mixes = [m for x in runs if (m := report.kernel_mix(x, name))]
+    triton = statistics.median_low(m["triton"] for m in mixes) if mixes else 0
+    n = cell(name, "kernels", page.num(k, 0))
+    if not triton:
+        return n
+    t = page.fact("decode", "cd_triton") if name == "compile_default" else page.num(triton, 0)
+    return f"{n} ({t} Triton)"
 
 
 def laptop(name: str, key: str, digits: int) -> str:
@@ -19,22 +56,31 @@ def laptop(name: str, key: str, digits: int) -> str:
     return "—" if v is None else page.num(v, digits)
 
 
-def noise(t: dict) -> str:  # the widest run's, noisy where any run stayed noisy
-    if t.get("noise_pct") is None:
+def noise(name: str) -> str:  # the median of the runs' noise, marked noisy where any run stayed noisy
+    pcts = [s[name]["noise_pct"] for s in per_run]
+    if None in pcts:
         return "—"
-    return f"{t['noise_pct']:.1f}%" + ("" if t["quiet"] else " noisy")
+    pct = page.fact("decode", "noisiest_pct") if name == noisiest else page.num(statistics.median(pcts), 1)
+    return f"{pct}%" + ("" if all(s[name]["quiet"] for s in per_run) else " noisy")
+
+
+def spread(name: str) -> str:  # the median of the runs' spreads: half the range of the round medians
+    if name == widest:
+        return "±" + page.fact("decode", "widest_spread")
+    return f"±{page.num(50 * med(name, 'spread'), 1)}%"
 
 
 rows = []
-for n, s in report.summaries(d).items():
+for n in per_run[-1]:
     a = across.of([step_summary(x, n) for x in runs])
-    step = across.value(a, 2)
-    spread = max(t["spread_pct"] for t in a.summaries) / 2  # the widest run's rounds, fastest to slowest
+    step_ms, busy = a.median, med(n, "busy_ms")  # the row's other columns are computed from these medians
+    step = cell(n, "step", page.num(step_ms, 2)) + across.runs_note(a, 2)
+    valid = all(s[n]["valid"] for s in per_run)
     rows.append([
-        s["label"], step if s["valid"] else f"~~{step}~~ failed check", noise(across.pooled(a)),
-        f"±{page.num(spread, 1)}%",
-        kernels(n, s), page.num(s["busy_ms"], 2), page.pct(s["idle_share"]), page.num(s["host_ms"], 2),
-        page.num(s["tok_s"], 0), page.pct(s["floor_share"]), laptop(n, "step_ms", 1), laptop(n, "kernels", 0),
+        per_run[-1][n]["label"], step if valid else f"~~{step}~~ failed check", noise(n), spread(n), kernels(n),
+        cell(n, "busy", page.num(busy, 2)), cell(n, "idle", page.pct(max(0.0, 1 - busy / step_ms))),
+        cell(n, "host", page.num(med(n, "host_ms"), 2)), cell(n, "tok_s", page.num(1e3 / step_ms, 0)),
+        cell(n, "floor", page.pct(floor / step_ms)), laptop(n, "step_ms", 1), laptop(n, "kernels", 0),
     ])
 print(page.table(
     ["variant", "step ms", "noise", "spread", "kernels / step", "GPU busy ms", "GPU idle", "host ms / step", "tokens/s",

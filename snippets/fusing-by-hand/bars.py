@@ -1,9 +1,12 @@
 import matplotlib.pyplot as plt
 
-from kernelbook import page
+from kernelbook import across, page
+from kernelbook.chapters.fusing_by_hand.facts import version_time
 
 r = page.result("fusing_by_hand.versions")
+runs = across.datas("fusing_by_hand.versions")  # the times: the median of every run's, as in the table
 vs = r.data["versions"]
+times = [across.of([version_time(d, v["op"], v["key"]) for d in runs]) for v in vs]
 labels = [f"{'add+norm' if v['op'] == 'add_rmsnorm' else 'SwiGLU'}\n{v['key']}" for v in vs]
 colors = ["C0" if v["op"] == "add_rmsnorm" else "C3" for v in vs]
 
@@ -16,11 +19,11 @@ for i, v in enumerate(vs):
         a.annotate("not counted", (i, 0.5), ha="center", rotation=90, fontsize=7)
 a.set_ylabel("bytes moved per element")
 a.legend(fontsize=8)
-ms = [v["time"]["median"] for v in vs]
-b.bar(labels, ms, color=colors, yerr=[[m - v["time"]["min"] for m, v in zip(ms, vs, strict=True)],
-                                      [v["time"]["max"] - m for m, v in zip(ms, vs, strict=True)]], capsize=3,
-      hatch=["//" if not v["time"].get("quiet", True) else "" for v in vs], edgecolor="k")
-b.set_ylabel("time, ms (median, range over rounds)")
+ms = [t.median for t in times]
+b.bar(labels, ms, color=colors, yerr=[[t.median - t.low for t in times], [t.high - t.median for t in times]],
+      capsize=3, hatch=["//" if 2 * sum(not s.get("quiet", True) for s in t.summaries) > t.runs else "" for t in times],
+      edgecolor="k")
+b.set_ylabel(f"time, ms (median of {len(runs)} runs)")
 for ax in (a, b):
     ax.tick_params(axis="x", labelsize=7)
 fig.tight_layout()

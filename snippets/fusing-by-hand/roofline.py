@@ -1,12 +1,14 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from kernelbook import page
+from kernelbook import across, factbook, page
+from kernelbook.chapters.fusing_by_hand.facts import version_time
 
-m = page.result("machine.ceilings")
 r = page.result("fusing_by_hand.versions")
+runs = across.datas("fusing_by_hand.versions")  # every run of the current code: each figure is their median
 eb = page.result("memory_bound.eager_bytes").data
-copy_gbps, peak = r.data["copy"]["gbps"], m.data["matmul"]["tflops"]
+copy_gbps = factbook.book("fusing_by_hand").facts.copy_gbps  # the same-run copy, the median over the runs
+peak = factbook.book("machine").facts.matmul_tflops
 flops = {"add_rmsnorm": eb["add_rmsnorm_intensity"]["flop_per_elem"], "swiglu": eb["swiglu_intensity"]["flop_per_elem"]}
 n = r.data["elements"]
 
@@ -19,7 +21,8 @@ for v in r.data["versions"]:
     if not v["bytes_moved"]:
         continue
     intensity = flops[v["op"]] / v["bytes_per_elem"]
-    tflops = flops[v["op"]] * n / (v["time"]["median"] * 1e-3) / 1e12
+    ms = across.of([version_time(d, v["op"], v["key"]) for d in runs]).median
+    tflops = flops[v["op"]] * n / (ms * 1e-3) / 1e12
     ax.scatter([intensity], [tflops], marker=marks[v["key"]], c=colors[v["op"]], s=50, zorder=3,
                label=f"{v['op'].replace('_', ' + ').replace('add + rmsnorm', 'add + RMSNorm')}: {v['key']}")
 ax.set_xlabel("arithmetic intensity (FLOP per byte moved)")

@@ -6,15 +6,28 @@ r = page.result("machine.ceilings")
 runs = across.datas("machine.ceilings")  # every run of the current code: each figure is their median
 f = facts()
 
+
+def cell(a: across.Across, value: str, noise: str) -> str:
+    """The prose's figures (its facts): the median across runs and the median of the runs' noise, marked where the
+    runs mostly stayed noisy, and the runs' range where they lie further apart than a run's own spread."""
+    noisy = 2 * sum(not t["quiet"] for t in a.summaries) > len(a.summaries)
+    return (f"{page.fact('machine', value)} ±{page.fact('machine', noise)}%" + (" noisy" if noisy else "")
+            + across.runs_note(a, 2))
+
+
+eager = across.of([machine.eager_launch(d) for d in runs])
+graph = across.of([machine.graph_launch(d) for d in runs])
+host = across.of([machine.host_enqueue(d) for d in runs])
 print(page.table(
-    [f"{f.launches:,} one-element add_ kernels", f.gpu, "RTX 4060 Laptop (article)"],
+    [f"{f.launches:,} one-element add_ kernels", f"{f.gpu}, median of {len(runs)} runs ± their median noise",
+     "RTX 4060 Laptop (article)"],
     [
-        [LABELS["eager"], across.cell(across.of([machine.eager_launch(d) for d in runs]), 2), "—"],
-        [LABELS["graph"], across.cell(across.of([machine.graph_launch(d) for d in runs]), 2), "—"],
-        [LABELS["speedup"], across.value(across.of([machine.graph_speedup(d) for d in runs]), 1, unit="×"),
+        [LABELS["eager"], cell(eager, "eager_us", "eager_noise"), "—"],
+        [LABELS["graph"], cell(graph, "graph_us", "graph_noise"), "—"],
+        [LABELS["speedup"], page.fact("machine", "launch_speedup")
+         + across.runs_note(across.of([machine.graph_speedup(d) for d in runs]), 1),
          f"{f.laptop_graph_low}–{f.laptop_graph_high}×"],
-        [LABELS["host"], across.cell(across.of([machine.host_enqueue(d) for d in runs]), 2),
-         page.num(f.laptop_host_us, 1)],
+        [LABELS["host"], cell(host, "host_us", "host_noise"), page.num(f.laptop_host_us, 1)],
     ],
 ))
 print(page.provenance(r))

@@ -1,7 +1,10 @@
 from kernelbook import page
-from kernelbook.chapters.speed_of_light import report
+from kernelbook.chapters.speed_of_light import facts, report
 
 r = page.result("speed_of_light.add_rmsnorm")
-fig = report.share_plot([s for s in r.data["shapes"] if not s["small"]])
-print(page.figure(fig, "add + RMSNorm versions against the copy"))
+runs = page.fresh_runs(r.experiment)
+m = facts.merged([x.data for x in runs])  # each shape's shares from the medians over the runs, as in the table
+fig = report.share_plot([s for s in m["shapes"] if not s["small"]])
+print(page.figure(fig, f"add + RMSNorm versions against the copy, medians over {len(runs)} runs"))
+print(report.runs_note(runs, "the shares of the copy"))
 print(page.provenance(r))

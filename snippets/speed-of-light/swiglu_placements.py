@@ -20,6 +20,7 @@ for s in r.data["shapes"]:
                      pairs[o]["faster"], pairs[o]["verdict"])]])
 heads = [h for o in AGAINST for h in (f"ours − {facts.LABELS[o]}, µs", f"placements ours beat {facts.LABELS[o]} on",
                                        f"ours vs {facts.LABELS[o]}")]  # unique: the JSON download keys on them
+print(f"One run's placements ({report.newest(r)}):\n")
 print(page.table(["rows × width", "ours: block × warps, divide", "placements", *heads],
                  rows, align="llr" + "rrc" * len(AGAINST), name="sol-swiglu-placements"))
 print(page.provenance(r))

@@ -1,10 +1,12 @@
 from kernelbook import page
-from kernelbook.chapters.speed_of_light import facts
+from kernelbook.chapters.speed_of_light import facts, report
 
 r = page.result("speed_of_light.designs")
+runs = page.fresh_runs(r.experiment)
+m = facts.merged([x.data for x in runs])  # each configuration's time: the median over the runs (facts.merged)
 
 rows = []
-for s in r.data["shapes"]:
+for s in m["shapes"]:
     copy = s["versions"]["copy"]["ms"]
     rounds = s["finalist_rounds"].get("warp_rows", {})  # the configurations timed in the rounds
     picked = str(tuple(s["configs"].get("warp_rows", ())))
@@ -16,4 +18,5 @@ for s in r.data["shapes"]:
 print(page.table(["rows × hidden", "warps (rows) per program", "registers per thread",
                   "local memory, B per thread", "bar.sync in PTX", "of copy, in the rounds"], rows,
                  align="lrrrrr", name="sol-warp-rows"))
+print(report.runs_note(runs, "the shares of the copy"))
 print(page.provenance(r))

@@ -23,7 +23,13 @@ def earlier(fig):
     return f"{gap(fig.earlier_low)} to {gap(fig.earlier_high)}"
 
 
-rows = [[f"[{x.label}]({x.page})", value(x.median, x.unit, x.digits),
+def link(fig):
+    """The label linked to its page, relative to this page's built URL: a link printed by an exec block is not
+    rewritten by MkDocs, so `machine.md` would stay as written and 404."""
+    return f"[{fig.label}](../{fig.page.removesuffix('.md')}/)"
+
+
+rows = [[link(x), value(x.median, x.unit, x.digits),
          "not stored" if x.within is None else page.pct(x.within, 2), x.current_runs,
          "awaits a second run" if x.current_range is None else page.pct(x.current_range, 2),
          x.earlier_runs, earlier(x), f"**{x.firmness}**" if x.firmness in ("noisy", "unsettled") else x.firmness]

@@ -1,9 +1,9 @@
 """The numbers and verdicts of docs/allocator.md, from allocator.caching, .segments, .fragmentation, .graph_pools and
 .pools on one machine, with the article's RTX 4060 Laptop records beside them.
 
-No sentence is written here: the page's Markdown reads these fields (`{{ f.oom_unallocated_mib | num(0) }}`) and
-branches on the booleans (`{% if f.oom %}`). Sizes are in MiB (KiB, GiB where the name says so), times in µs
-unless the name says ms.
+No sentence is written here: the page's Markdown reads these fields (`{{ f.oom_unallocated_mib }}`, in the digits
+FORMATS gives), and its paragraphs name the GUARDS below, the verdicts they are written for. Sizes are in MiB (KiB,
+GiB where the name says so), times in µs unless the name says ms.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kernelbook import bench, page
+from kernelbook import across, bench, page
 from kernelbook.chapters.allocator import model
 from kernelbook.chapters.allocator.checks import rule_checks
+from kernelbook.chapters.allocator.demos import CACHING_SIZES
 from kernelbook.chapters.allocator.demos import CAP_S as CACHING_CAP_S
 from kernelbook.chapters.allocator.parse import human
 
@@ -22,6 +23,9 @@ LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 WAITED = 0.5  # a call "waited for the queue" when it took at least this share of the queued GPU time
 SHARED_SAVES = 0.5  # one shared pool "saves" when it costs under this share of the private pools
+SIZE_KEYS = {n: human(n).replace(" ", "").lower() for n in CACHING_SIZES}  # 4096 -> "4kib": the cells' names
+CELLS = [f"{who}_{op}_{key}_us" for who in ("cached", "uncached") for op in ("alloc", "free")
+         for key in SIZE_KEYS.values()]  # one field per cell of the caching table's sizes
 LABELS = {  # the fragmentation result's runs -> how the figures name them
     "default": "default allocator",
     "expandable": "expandable_segments:True",
@@ -31,11 +35,30 @@ LABELS = {  # the fragmentation result's runs -> how the figures name them
 @dataclass(frozen=True)
 class Facts:
     gpu: str  # "H200"
+    caching_runs: int  # the fresh runs of allocator.caching whose medians the caching table shows
     # the model against every checkpoint (segments cases and both fragmentation runs)
     model_points: int
     model_matched: int
     model_exact: bool
-    # caching: medians over the calls at each size, then the largest or smallest of those over the sizes
+    # caching, each size's cells (the caching table's): the median of the calls at that size, with the cache
+    # (cached_) and without it (uncached_); one field per size of CACHING_SIZES, named by SIZE_KEYS
+    cached_alloc_4kib_us: float
+    cached_alloc_1mib_us: float
+    cached_alloc_16mib_us: float
+    cached_alloc_256mib_us: float
+    cached_free_4kib_us: float
+    cached_free_1mib_us: float
+    cached_free_16mib_us: float
+    cached_free_256mib_us: float
+    uncached_alloc_4kib_us: float
+    uncached_alloc_1mib_us: float
+    uncached_alloc_16mib_us: float
+    uncached_alloc_256mib_us: float
+    uncached_free_4kib_us: float
+    uncached_free_1mib_us: float
+    uncached_free_16mib_us: float
+    uncached_free_256mib_us: float
+    # ... then the largest or smallest of those over the sizes (derive: from the sizes' medians across runs)
     cached_alloc_us: float  # the slowest size's median, with the cache
     cached_free_us: float
     cached_worst_us: float  # the slowest single cached call, alloc or free, at any size
@@ -142,6 +165,7 @@ class Facts:
     hidden: int
     inter: int
     weight_mib: float
+    weight_matrices: int  # hidden x inter bf16 matrices: the up and the down projection of every layer
     graphs: int
     pools_seen: int
     pool_per_capture: bool
@@ -178,6 +202,64 @@ class Facts:
     grow_order: Literal["slower", "faster", "overlap"]  # expandable against default, over every pair of samples
 
 
+DIGITS = {  # the figures the page prints with decimals; every other number reads as a whole one
+    "caching_bound_pct": 1, "cached_worst_us": 1, "uncached_alloc_low": 1, "uncached_alloc_high": 1,
+    "uncached_free_low": 1, "uncached_free_high": 1,  # a column's ends, as its cells print them
+    "cached_queued_free_us": 1, "cached_queued_alloc_us": 1, "uncached_queued_free_ms": 1,
+    "grow_default_us": 1, "grow_expandable_us": 1, "msg_unallocated_mib": 2,
+    **{c: 2 if c.startswith("cached_") else 1 for c in CELLS},  # as the caching table prints them: a cached
+    "cached_alloc_us": 2, "cached_free_us": 2,  # call's two digits let a reader check the ratios to the uncached
+}
+FORMATS = {name: f"num:{DIGITS.get(name, 0)}" for name, kind in Facts.__annotations__.items()
+           if kind.split(" |")[0] in ("int", "float")}
+
+GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
+    "model_exact": ("the model predicted every checkpoint measured", lambda f: f.model_exact),
+    "segments_exact": ("the model predicted every checkpoint of the segments cases", lambda f: f.segments_exact),
+    "model_constants": ("the model's constants are the article's reading of the rules",
+                        lambda f: f.model_as_article),
+    "rules_hold": ("every rule holds on the measured segments", lambda f: f.all_rules_hold),
+    "caching_pays": ("cudaFree was slower than a cached free at every size", lambda f: f.caching_pays),
+    "cells_noisy": ("some timing of the caching table stayed noisy", lambda f: f.caching_noisy),
+    "free_waits": ("cudaFree waited for the queued GPU work", lambda f: f.uncached_free_waited),
+    "laptop_waits": ("the article's cudaFree waited for the queued work, as ours did",
+                     lambda f: f.laptop_free_waited and f.waited_as_laptop),
+    "queued_alloc_slower": ("the cached allocation was slower behind the queue than with the GPU idle",
+                            lambda f: f.cached_queued_alloc_slower),
+    "cached_no_wait": ("neither cached call waited for the queue", lambda f: not f.cached_queued_waited),
+    "streams_apart": ("at both sizes another stream got other memory and the freeing stream its block back",
+                      lambda f: f.stream_other_new and f.stream_same_reuses),
+    "trap": ("the default allocator refused the fragmentation script's last request", lambda f: f.oom),
+    "steps_match": ("every step before the request matched the article's allocated and reserved figures",
+                        lambda f: f.frag_all_as_laptop),
+    "cap_refused": ("the GPU had room for the request: the cap refused it", lambda f: f.cap_not_gpu),
+    "holes_one_size": ("the free holes in the split segments were all one size", lambda f: f.holes_one_size),
+    "no_hole_fits": ("no free hole was as large as the request", lambda f: f.no_hole_fits),
+    "retry_released": ("reserved memory fell during the retry", lambda f: f.released_some),
+    "model_oom": ("the model predicted the out-of-memory error", lambda f: f.model_predicted_oom),
+    "every_big_split": ("every big segment held a live tensor", lambda f: f.every_big_split),
+    "covers_request": ("the unallocated memory at the error was at least the request",
+                            lambda f: f.free_covers_request),
+    "summary_matches": ("memory_summary()'s Non-releasable row equals the inactive_split_bytes counter",
+                        lambda f: f.summary_matches_stat),
+    "expandable_ok": ("with expandable segments the request succeeded, ending at the article's figures",
+                              lambda f: f.expandable_ok and f.expandable_as_laptop),
+    "same_reserved": ("with expandable segments as much was reserved as the default run held before the request",
+                      lambda f: f.expandable_same_reserved),
+    "one_segment": ("with expandable segments the large pool ended as one segment",
+                    lambda f: f.expandable_large_segments == 1),
+    "pages_whole": ("every step of reserved memory under expandable segments was a whole number of pages",
+                    lambda f: f.pages_whole),
+    "grow_overlap": ("the growing request's samples with and without expandable segments overlap",
+                     lambda f: f.grow_order == "overlap"),
+    "grow_noisy": ("at least one of the two growing-request timings stayed noisy", lambda f: not f.grow_quiet),
+    "pool_per_capture": ("the snapshot holds one private pool per captured graph", lambda f: f.pool_per_capture),
+    "shared_saves": ("one shared pool cost under half of the private pools", lambda f: f.shared_saves),
+    "pool_released": ("the graph's private pool was empty once the graph and its output were gone",
+                      lambda f: f.pool_released),
+    "pool_left": ("reserved memory stayed above its reading from before the capture", lambda f: f.pool_left),
+}
+
 def _mib(n: float | None) -> float | None:
     return None if n is None else n / MiB
 
@@ -191,16 +273,45 @@ def _cells(p: dict[str, Any]) -> list[dict[str, Any]]:
     return [s[k] for s in p["sizes"] for k in ("alloc", "free")] + [p["queued"]["alloc"], p["queued"]["free"]]
 
 
+def cell(who: str, op: str, nbytes: int) -> str:
+    """The field of one cell of the caching table: cell("uncached", "free", 4096) -> 'uncached_free_4kib_us'."""
+    return f"{who}_{op}_{SIZE_KEYS[nbytes]}_us"
+
+
+def _by_size(f: Facts, who: str, op: str) -> list[float]:
+    return [getattr(f, cell(who, op, n)) for n in CACHING_SIZES]
+
+
+def _over_sizes(c_alloc: list[float], c_free: list[float], u_alloc: list[float], u_free: list[float],
+                queued_alloc: float) -> dict[str, Any]:
+    """The caching figures read over the sizes (in CACHING_SIZES order) from each size's cells."""
+    ratio = [uf / cf for cf, uf in zip(c_free, u_free, strict=True)]
+    return dict(
+        cached_alloc_us=max(c_alloc), cached_free_us=max(c_free),
+        uncached_alloc_low=min(u_alloc), uncached_alloc_high=max(u_alloc),
+        uncached_free_low=min(u_free), uncached_free_high=max(u_free),
+        uncached_grows=_rising(u_alloc) and _rising(u_free),
+        uncached_free_slowest=human(CACHING_SIZES[u_free.index(max(u_free))]),
+        free_ratio_low=min(ratio), free_ratio_high=max(ratio), caching_pays=min(ratio) > 1,
+        cached_queued_alloc_slower=queued_alloc > max(c_alloc),
+    )
+
+
 def _caching(cach: dict[str, Any], laptop: dict[str, Any]) -> dict[str, Any]:
     c, u = cach["cached"], cach["uncached"]
-    u_alloc, u_free = [s["alloc_us"] for s in u["sizes"]], [s["free_us"] for s in u["sizes"]]
-    ratio = [us["free_us"] / cs["free_us"] for cs, us in zip(c["sizes"], u["sizes"], strict=True)]
+    if [s["bytes"] for s in c["sizes"]] != list(CACHING_SIZES) or [s["bytes"] for s in u["sizes"]] != list(
+            CACHING_SIZES):
+        raise ValueError(f"allocator.caching timed sizes other than {CACHING_SIZES}: re-measure it")
     queued_us = u["queued"]["gpu_ms"] * 1e3
     cq = c["queued"]
     waited = u["queued"]["free_us"] >= WAITED * queued_us
-    cached_alloc = max(s["alloc_us"] for s in c["sizes"])
+    sizes = {who: {op: [s[f"{op}_us"] for s in p["sizes"]] for op in ("alloc", "free")}
+             for who, p in (("cached", c), ("uncached", u))}
     return dict(
-        cached_alloc_us=cached_alloc, cached_free_us=max(s["free_us"] for s in c["sizes"]),
+        **{cell(who, op, n): x for who, ops in sizes.items() for op, xs in ops.items()
+           for n, x in zip(CACHING_SIZES, xs, strict=True)},
+        **_over_sizes(sizes["cached"]["alloc"], sizes["cached"]["free"], sizes["uncached"]["alloc"],
+                      sizes["uncached"]["free"], cq["alloc_us"]),
         cached_worst_us=max(max(s["alloc_us_max"], s["free_us_max"]) for s in c["sizes"]),
         cached_reps=min(s["reps"] for s in c["sizes"]), uncached_reps=min(s["reps"] for s in u["sizes"]),
         queued_reps=min(len(cq["free_us_all"]), len(u["queued"]["free_us_all"])),
@@ -210,14 +321,8 @@ def _caching(cach: dict[str, Any], laptop: dict[str, Any]) -> dict[str, Any]:
         caching_at_limit=sum(t["stopped"] == "limit" for t in cells),
         caching_at_cap=sum(t["stopped"] == "cap" for t in cells),
         caching_noisy=not all(t["quiet"] for p in (c, u) for t in _cells(p)),
-        uncached_alloc_low=min(u_alloc), uncached_alloc_high=max(u_alloc),
-        uncached_free_low=min(u_free), uncached_free_high=max(u_free),
-        uncached_grows=_rising(u_alloc) and _rising(u_free),
-        uncached_free_slowest=human(max(u["sizes"], key=lambda s: s["free_us"])["bytes"]),
-        free_ratio_low=min(ratio), free_ratio_high=max(ratio), caching_pays=min(ratio) > 1,
         queued_gpu_ms=u["queued"]["gpu_ms"], uncached_queued_free_ms=u["queued"]["free_us"] / 1e3,
         uncached_free_waited=waited, cached_queued_free_us=cq["free_us"], cached_queued_alloc_us=cq["alloc_us"],
-        cached_queued_alloc_slower=cq["alloc_us"] > cached_alloc,
         cached_queued_waited=max(cq["alloc_us"], cq["free_us"]) >= WAITED * cq["gpu_ms"] * 1e3,
         laptop_free_waited=laptop["uncached_free_waited_for_queued_work"],
         waited_as_laptop=waited == laptop["uncached_free_waited_for_queued_work"],
@@ -305,12 +410,16 @@ def _graph_pools(g: dict[str, Any]) -> dict[str, Any]:
     steps = g["separate_steps"]
     sizes = g["sizes"]
     small, large = sizes.index(min(sizes)), sizes.index(max(sizes))
-    elem = g["weight_bytes"] // (g["layers"] * 2 * g["hidden"] * g["inter"])  # two weight matrices per layer
+    matrices = 2 * g["layers"]  # each layer: Linear(hidden, inter) up, Linear(inter, hidden) down, no bias
+    elem = 2  # bytes per bf16 weight, and per element of the output
+    if matrices * g["hidden"] * g["inter"] * elem != g["weight_bytes"]:
+        raise ValueError("allocator.graph_pools: the MLP's weights are not two hidden x inter bf16 matrices a layer")
     separate = (g["separate_reserved"][-1] - g["base_reserved"]) / MiB
     shared = (g["shared_reserved"][-1] - g["base_reserved_shared"]) / MiB
     return dict(
         vllm_count=g["vllm_count"], vllm_max=max(g["vllm_sizes"]), layers=g["layers"], hidden=g["hidden"],
-        inter=g["inter"], weight_mib=g["weight_bytes"] / MiB, graphs=len(sizes), pools_seen=g["private_pools_seen"],
+        inter=g["inter"], weight_mib=g["weight_bytes"] / MiB, weight_matrices=matrices, graphs=len(sizes),
+        pools_seen=g["private_pools_seen"],
         pool_per_capture=g["private_pools_seen"] == len(sizes),
         step_min_mib=min(steps) / MiB, step_max_mib=max(steps) / MiB, step_median_mib=statistics.median(steps) / MiB,
         separate_mib=separate, shared_mib=shared, shared_saves=shared < SHARED_SAVES * separate,
@@ -344,12 +453,13 @@ def _pools(p: dict[str, Any]) -> dict[str, Any]:
 def from_data(caching: dict[str, Any], segments: dict[str, Any], fragmentation: dict[str, Any],
               graph_pools: dict[str, Any], pools: dict[str, Any], laptop_caching: dict[str, Any],
               laptop_segments: dict[str, Any],
-              laptop_fragmentation: dict[str, Any], gpu: str) -> Facts:
+              laptop_fragmentation: dict[str, Any], gpu: str, caching_runs: int = 1) -> Facts:
     frag_points = [all(ok.values()) for k in ("default", "expandable") for ok in fragmentation[k]["match"]]
     seg_points = [all(ok.values()) for c in segments["cases"] for ok in c["match"]]
     points = seg_points + frag_points
     return Facts(
-        gpu=gpu, model_points=len(points), model_matched=sum(points), model_exact=all(points),
+        gpu=gpu, caching_runs=caching_runs, model_points=len(points), model_matched=sum(points),
+        model_exact=all(points),
         **_caching(caching, laptop_caching), **_rules(segments, laptop_segments),
         **_fragmentation(fragmentation, laptop_fragmentation), **_graph_pools(graph_pools), **_pools(pools),
     )
@@ -361,4 +471,22 @@ def facts(machine: str | None = None) -> Facts:
             for name in ("caching", "segments", "graph_pools", "pools")}
     laptop = {f"laptop_{name}": page.result(f"allocator.{name}", LAPTOP).data
               for name in ("caching", "segments", "fragmentation")}
-    return from_data(fragmentation=r.data, **load, **laptop, gpu=page.machine_label(r))
+    return from_data(fragmentation=r.data, **load, **laptop, gpu=page.machine_label(r),
+                     caching_runs=len(across.datas("allocator.caching", machine)))
+
+
+def derive(f: Facts) -> dict[str, Any]:
+    """The caching figures read over the sizes, again from each size's medians across runs (the caching table's
+    cells): the range of a column, the slowest size, the ratio of two cells of a row."""
+    return _over_sizes(*(_by_size(f, who, op) for who in ("cached", "uncached") for op in ("alloc", "free")),
+                       f.cached_queued_alloc_us)
+
+
+_COLUMNS = {who_op: tuple(c for c in CELLS if c.startswith(who_op + "_"))
+            for who_op in ("cached_alloc", "cached_free", "uncached_alloc", "uncached_free")}
+DERIVED_FROM = {  # the numbers derive() computes again -> the medians it computes them from
+    "cached_alloc_us": _COLUMNS["cached_alloc"], "cached_free_us": _COLUMNS["cached_free"],
+    **{f"uncached_{op}_{end}": _COLUMNS[f"uncached_{op}"] for op in ("alloc", "free") for end in ("low", "high")},
+    **{f"free_ratio_{end}": _COLUMNS["uncached_free"] + _COLUMNS["cached_free"] for end in ("low", "high")},
+    "uncached_free_slowest": _COLUMNS["uncached_free"],
+}

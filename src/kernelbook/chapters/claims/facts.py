@@ -4,8 +4,10 @@ RTX 4060 Laptop figures beside them.
 
 No sentence is written here. docs/claims.md reads these fields as `f`; the other summary pages, which have no facts
 package of their own, as `{% set c = facts("claims") %}`. Every verdict word is the ledger's (`v_<row id>`, judged
-in every stored run of the current code), so a summary can never say what the ledger's table denies; the figures
-beside the verdicts are the newest run's, as the chapters show them.
+in every stored run of the current code), so a summary can never say what the ledger's table denies, and the GUARDS
+below are those verdicts. A figure that a chapter's page shows too is read on the summaries from that chapter's facts
+(`facts("decode").best_ms`), so it reads the same everywhere; the figures here are read from the run each page shows
+(`page.result`), so that kernelbook.factbook takes each as the median over the runs, as it does the chapters'.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kernelbook import bench, page, paths
+from kernelbook import bench, page, paths, store
 from kernelbook.chapters.fusing_by_hand.facts import LABELS as VERSION_LABELS
 from kernelbook.decode import report
 
@@ -181,13 +183,16 @@ def _rows(judged: list[Judgement], *verdicts: Verdict) -> tuple[tuple[str, str, 
     return tuple((j.row.claim, j.verdict, j.row.page) for j in judged if j.verdict in verdicts)
 
 
-def from_data(runs: ledger.Runs, laptop: Data, gpu: str, sm_count: int, machine: str = "") -> Facts:
+def from_data(runs: ledger.Runs, laptop: Data, gpu: str, sm_count: int, machine: str = "",
+              shown: Data | None = None) -> Facts:
     """runs: experiment -> (run id, data) of each stored run of the current code on this machine, oldest first;
-    laptop: the article's published records by experiment."""
-    judged = ledger.judge_runs(machine, runs, laptop)
+    laptop: the article's published records by experiment; shown: experiment -> the data of the run the figures are
+    read from (default: the newest of runs)."""
+    ids = tuple((n, tuple(run for run, _ in rs)) for n, rs in sorted(runs.items()))  # every run: no pick moves it
+    judged = store.once(("ledger", machine, ids), lambda: ledger.judge_runs(machine, runs, laptop))
     verdict = {j.row.id: j.verdict for j in judged}
     decided = [j.runs for j in judged if j.readings and j.verdict not in (DOCUMENTED, NOT_APPLICABLE)]
-    data = {n: rs[-1][1] for n, rs in runs.items()}  # the newest run of each: the figures the chapters show
+    data = {n: rs[-1][1] for n, rs in runs.items()} | (shown or {})
     mc, mb = data["machine.ceilings"], data["memory_bound.eager_bytes"]
     chain, swiglu = mb["chains"]["add_rmsnorm"], mb["swiglu_intensity"]["fused_flop_per_byte"]
     versions = [v for v in data["fusing_by_hand.versions"]["versions"] if v["share_of_copy"] is not None]
@@ -262,6 +267,51 @@ def from_data(runs: ledger.Runs, laptop: Data, gpu: str, sm_count: int, machine:
 def facts(machine: str | None = None) -> Facts:
     machine = machine or paths.primary_machine()
     runs = {n: [(r.run, r.data) for r in page.fresh_runs(n, machine)] for n in EXPERIMENTS}
+    shown = {n: page.result(n, machine).data for n in SUMMARY}  # an older run where factbook picks one
     ceilings = page.result("machine.ceilings", machine)
     return from_data(runs, ledger.published(), page.machine_label(ceilings), ceilings.provenance["sm_count"],
-                     machine)
+                     machine, shown)
+
+
+# how the figures read on every page (kernelbook.macros): the counts as whole numbers; the summaries take every figure
+# that a chapter shows too from that chapter's facts, so few of these print there
+FORMATS = {name: "num:0" for name, kind in Facts.__annotations__.items() if kind == "int"} | {
+    **dict.fromkeys(("band_count", "band_bytes", "band_ratio", "band_time"), "pct:0"),
+    **dict.fromkeys(("eager_step_ms", "static_step_ms", "static_busy_ms", "graph_step_ms", "default_step_ms",
+                     "ro_step_ms", "best_step_ms", "best_busy_ms", "best_idle_ms", "floor_ms"), "num:2"),
+}
+
+GUARDS = {  # what the summaries' paragraphs rest on (kernelbook.guards): the ledger's verdicts, each judged in every
+    # stored run of the current code; each tested both ways in tests/test_facts_claims.py
+    "fused_faster": ("the fused add + RMSNorm beats eager, by the article's factor or another (the ledger's speedup)",
+                     lambda f: f.v_speedup in (REPRODUCED, OTHER_SIZE)),
+    "bandwidth_apart": ("eager and fused versions do not all stream at the copy's rate (contradicted in the ledger)",
+                        lambda f: f.v_same_bandwidth == CONTRADICTED),
+    "elementwise_bytes": ("elementwise work sits more than a hundred times below the ridge, and eager add + RMSNorm "
+                          "takes longer than its bytes at the copy bandwidth, outside the band",
+                          lambda f: f.v_ridge == REPRODUCED and f.below_ridge and f.v_bytes_predict_time == OTHER_SIZE),
+    "one_kernel": ("torch.compile writes the unchanged add + RMSNorm as one Triton kernel",
+                   lambda f: f.v_one_kernel == HOLDS),
+    "compiled_not_level": ("compiled add + RMSNorm does not run level with the hand-written kernel",
+                           lambda f: f.v_compiled_ties_norm == CONTRADICTED),
+    "compile_as_article": ("torch.compile writes add + RMSNorm as one kernel, leaves the MLP's matrix products to "
+                           "cuBLAS, and recompiles once when the tokens go from 1 to 2, none after",
+                           lambda f: f.v_one_kernel == HOLDS and f.v_matmuls_extern == HOLDS
+                           and f.v_recompile == HOLDS),
+    "bias_templates": ("this GPU has the SMs Inductor's matmul templates want, so the laptop's cuBLAS row cannot apply",
+                       lambda f: f.v_bias_on_cublas == NOT_APPLICABLE),
+    "graph_before_fusion": ("the GPU idles for most of the eager StaticCache step; the plain graph beats default-mode "
+                            "fusion, and reduce-overhead beats the plain graph, in every round",
+                            lambda f: f.static_mostly_idle and f.v_default_mode == HOLDS
+                            and f.v_ro_beats_graph == HOLDS),
+    "oom": ("the 200 MiB request fails with the article's memory reserved but unallocated",
+            lambda f: f.v_oom == HOLDS),
+    "expandable": ("under expandable_segments:True the script succeeds with the article's figures",
+                   lambda f: f.v_expandable == HOLDS),
+    "replay_trap": ("a replay over a moved cache counter goes wrong without an error, and resetting the cache in "
+                    "place first makes it exact", lambda f: f.v_replay_silent == HOLDS and f.v_replay_reset == HOLDS),
+    "several_runs": ("every decided row rests on more than one run of the current code",
+                     lambda f: f.runs_fewest > 1),
+    "some_against": ("some row goes against the article", lambda f: f.any_against),
+    "some_undecided": ("some row cannot decide", lambda f: f.any_undecided),
+}

@@ -136,13 +136,20 @@ class Judgement:
 
     @property
     def figure(self) -> str:
-        """The newest run's figure; each run's, oldest first, when they disagree."""
+        """The figure the verdict was decided on: a figure row's median over the runs that gave the verdict (one
+        rule for every figure on the site), else the newest of those runs' figure; each run's, oldest first, when
+        the runs disagree."""
         if not self.readings:
             return self.row.ours({}) if self.row.kind == "documented" and self.row.ours and not self.row.needs \
                 else "—"
         if self.verdict == VARIES:
             return " · ".join(r.figure for r in self.readings)
-        return self.readings[-1].figure
+        deciding = [r for r in self.readings if r.verdict == self.verdict] or list(self.readings)
+        values = [r.value for r in deciding]
+        if self.row.kind == "figure" and self.row.ours is None and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            return show(self.row, statistics.median(values))
+        return deciding[-1].figure
 
 
 def _values(x: Any) -> tuple[float, ...]:

@@ -1,20 +1,27 @@
 """The numbers and verdicts of docs/decode.md, from decode.six_ways, decode.constraints and decode.compile_warm on
 one machine (with machine.ceilings' launch cost), and the article's RTX 4060 Laptop figures beside them.
 
-No sentence is written here: the page's Markdown reads these fields (`{{ f.best_ms | num(2) }}`) and branches on
-the booleans and verdicts (`{% if f.static_vs_dynamic == "slower" %}`). A verdict between two variants is read from
+No sentence is written here: the page's Markdown reads these fields (`{{ f.best_ms }}`, in the text FORMATS gives
+each), is written for the primary machine's data, and names above each paragraph the GUARDS it rests on
+(kernelbook.guards). `derive` recomputes the ratios and shares the page prints beside their figures from the medians
+shown. What one launch costs is the machine chapter's fact on the page (`facts("machine").eager_us`); the launch
+fields here hold the same medians, for the figures computed from them. A verdict between two variants is read from
 the timing rounds: the median decides the direction only if most rounds agree with it (report.rounds_faster).
 The step times of the headline (eager with either cache, the hand-captured graph, reduce-overhead, the best valid
 way) are the median across every stored run of the current code of decode.six_ways (kernelbook.across), each with
 its lowest and highest run and whether those lie further apart than the widest run's own spread (`*_runs_vary`); the
 ratios shown beside them divide those medians; the verdicts between two ways read the newest run's rounds.
+The way the page names as the noisiest, the widest or the most grown after the profiles is chosen by its medians over
+every run (`most`, `after_worst`), so that the one rule's median is of that one way's figure in each run; the GPU's idle
+shares and the differences between two ways' steps are recomputed from the medians the six ways table shows (`derive`).
 Variant labels are stored with each result (`labels`, written from decode/variants.py), so the page uses those.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 from kernelbook import across, page
@@ -124,6 +131,7 @@ class Facts:
     tol_factor: float
     tolerance: float
     band: float
+    band_factor: float  # the band over the largest single-logit rounding difference (check.tolerance: TOL_FACTOR)
     worst_compiled_err: float
     trap_past_tolerance: bool  # the broken replay is further off than the tolerance lets through
     median_gap: float
@@ -154,6 +162,8 @@ class Facts:
     dyn_ms_high: float
     dyn_ms_runs_vary: bool  # ... further apart than the widest run's own spread
     dyn_kernels: int
+    dyn_busy_ms: float
+    dyn_idle_share: float  # share of the eager default-cache step the GPU sits idle
     static_ms: float
     static_ms_low: float  # the lowest and highest run median
     static_ms_high: float
@@ -175,6 +185,7 @@ class Facts:
     graph_ms_high: float
     graph_ms_runs_vary: bool  # ... further apart than the widest run's own spread
     graph_kernels: int
+    graph_busy_ms: float
     graph_same_kernels: bool
     graph_speedup: float
     graph_host_ms: float
@@ -185,6 +196,7 @@ class Facts:
     laptop_capture_s: float
     laptop_graph_ms: float
     laptop_graph_host_ms: float
+    cd_ms: float  # default-mode torch.compile's step
     cd_kernels: int
     cd_triton: int
     cd_host_ms: float
@@ -208,6 +220,7 @@ class Facts:
     laptop_ro_ms: float
     laptop_ro_gain_ms: float
     laptop_fusion_saved_ms: float
+    ma_ms: float  # max-autotune's step
     ma_vs_ro: Versus
     ma_ro_diff_ms: float
     ma_faster_rounds: int
@@ -223,7 +236,9 @@ class Facts:
     widest_min_ms: float
     widest_max_ms: float
     has_after_profiler: bool
-    after_worst_label: str
+    after_worst_label: str  # the way whose host time grew most after the profiles, by the medians over runs
+    after_worst_before_us: float | None  # its host µs per step in the rounds, and in the round after the profiles
+    after_worst_host_us: float | None
     after_worst_added_us: float | None
     after_worst_share: float | None
     after_grew: bool  # some variant's host time per step grew in the round after the profiles
@@ -263,6 +278,7 @@ class Facts:
     warm_low_s: float
     warm_high_s: float
     warm_one_figure: bool  # the warm compiles all print as one figure (to 0.1 s)
+    warm_modes_words: str  # warm_modes joined in words ("default and reduce-overhead")
     laptop_cold_low_s: float
     laptop_cold_high_s: float
     laptop_warm_low_s: float
@@ -304,6 +320,33 @@ def step_summary(d: dict[str, Any], name: str) -> dict[str, Any]:
     if s["quiet"] is not None:
         t.update(noise_pct=s["noise_pct"], quiet=s["quiet"])
     return t
+
+
+def most(runs: Sequence[dict[str, Any]], get: Callable[[dict[str, Any]], float | None]) -> str:
+    """The way whose figure (`get` of its report.variant_summary) has the largest median over the runs: the
+    noisiest, the widest, chosen from every run alike, so that the one rule's medians are of one way's figure."""
+    per = [report.summaries(d) for d in runs]
+
+    def med(name: str) -> float:
+        xs = [x for s in per if name in s and (x := get(s[name])) is not None]
+        return statistics.median(xs) if xs else float("-inf")
+    return max(runs[-1]["names"], key=med)
+
+
+def after_across(runs: Sequence[dict[str, Any]], name: str) -> dict[str, float] | None:
+    """Way `name`'s round after the profiles (report.after_profiler) over the runs that timed one: the median over
+    them of its step ms and host µs per step, in the rounds (`before_ms`, `before_host_us`) and in that round
+    (`step_ms`, `host_us`). None where no run timed one."""
+    xs = [a for d in runs if (a := report.after_profiler(d, name))]
+    if not xs:
+        return None
+    return {k: statistics.median(a[k] for a in xs) for k in ("before_ms", "step_ms", "before_host_us", "host_us")}
+
+
+def after_worst(runs: Sequence[dict[str, Any]]) -> str | None:
+    """The way whose host time per step grew most in the round after the profiles, by the medians over runs."""
+    med = {n: a for n in runs[-1]["names"] if (a := after_across(runs, n))}
+    return max(med, key=lambda n: med[n]["host_us"] - med[n]["before_host_us"]) if med else None
 
 
 def _steps(runs: Sequence[dict[str, Any]], best: str | None) -> dict[str, Any]:
@@ -355,12 +398,13 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
     rv, rdiff, r_faster = _versus(d, s, "compile_reduce_overhead", "cuda_graph")
     mv, mdiff, m_faster = _versus(d, s, "compile_max_autotune", "compile_reduce_overhead")
     _, both_n = report.rounds_faster(d, "eager_static", "eager_dynamic")
-    widest = max(s.values(), key=lambda x: x["spread"])
+    every = runs or [six]  # the noisiest, the widest and the most grown after the profiles: by their medians
+    widest = s[most(every, lambda x: x["spread"])]
     q = d["quiet"]
-    noisiest = max(s.values(), key=lambda x: x["noise_pct"])
+    noisiest = s[most(every, lambda x: x["noise_pct"])]
     after = {n: a for n in d["names"] if (a := report.after_profiler(d, n))}
-    worst_after_name = max(after, key=lambda n: after[n]["added_host_us"]) if after else None
-    worst_after = after[worst_after_name] if after else None
+    worst_after_name = after_worst(every) if after else None
+    worst_after = after.get(worst_after_name) if worst_after_name else None
     # timeline
     tl_st, tl_g = d["timelines"]["eager_static"], d["timelines"]["cuda_graph"]
     tl_graph_gaps = sum(report.gaps_between(tl_g["kernels"])) / 1e3
@@ -372,6 +416,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
     cold = [m["compile_s"] for m in compile_warm["cold"]["modes"].values()]
     warm = [m["compile_s"] for m in compile_warm["warm"]["modes"].values()]
     launch_ms = st["kernels"] * launch["eager_us_per_launch"] / 1e3
+    modes = tuple(k.removeprefix("compile_").replace("_", "-") for k in compile_warm["cold"]["modes"])
     return Facts(
         gpu=gpu, transformers=transformers,
         layers=cfg["num_hidden_layers"], hidden=cfg["hidden_size"], mlp=cfg["intermediate_size"],
@@ -417,6 +462,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         >= FOLLOWS_BANDWIDTH * d["copy"]["gbps"] / laptop_six["dram_gbps"],
         yard_rel_err=d["yardstick_fp32"]["rel_err_max"], yard_max_abs=d["yardstick_fp32"]["max_abs"],
         tol_factor=d["tol_factor"], tolerance=d["tolerance"], band=d["band"],
+        band_factor=d["band"] / d["yardstick_fp32"]["max_abs"],
         worst_compiled_err=max(tf[n]["rel_err_max"] for n in COMPILED),
         trap_past_tolerance=trap["without_reset"]["rel_err"] > d["tolerance"],
         median_gap=gap, gap_within_band=gap < d["band"], n_departed=len(departed), all_same_tokens=not departed,
@@ -427,7 +473,8 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         trap_last_slot=c["after_prefill_without_reset"] - 1, trap_rel_err=trap["without_reset"]["rel_err"],
         trap_top1=trap["without_reset"]["top1_agree"], trap_any_top1=trap["without_reset"]["top1_agree"] > 0,
         reset_exact=bool(trap["with_reset"]["bit_identical"]), reset_rel_err=trap["with_reset"]["rel_err"],
-        dyn_kernels=dyn["kernels"], static_kernels=st["kernels"],
+        dyn_kernels=dyn["kernels"], dyn_busy_ms=dyn["busy_ms"], dyn_idle_share=dyn["idle_share"],
+        static_kernels=st["kernels"],
         static_busy_ms=st["busy_ms"], static_host_ms=st["host_ms"], static_idle_share=st["idle_share"],
         static_extra_kernels=st["kernels"] - dyn["kernels"], laptop_static_extra=laptop_six["static_extra_kernels"],
         static_median_more=s["eager_static"]["step_ms"] > s["eager_dynamic"]["step_ms"],
@@ -436,13 +483,14 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         laptop_dyn_ms=lap["eager_dynamic"]["step_ms"], laptop_static_ms=lap["eager_static"]["step_ms"],
         laptop_static_versus="slower" if lap["eager_static"]["step_ms"] > lap["eager_dynamic"]["step_ms"]
         else "faster",
-        graph_kernels=g["kernels"], graph_same_kernels=g["kernels"] == st["kernels"],
+        graph_kernels=g["kernels"], graph_busy_ms=g["busy_ms"], graph_same_kernels=g["kernels"] == st["kernels"],
         graph_speedup=steps["static_ms"] / steps["graph_ms"], graph_host_ms=g["host_ms"],
         graph_idle_share=g["idle_share"],
         graph_idle_ms=g["idle_ms"], graph_gpu_bound=g["idle_share"] < GPU_BOUND_IDLE,
         capture_s=d["setup"]["cuda_graph"]["capture_s"], laptop_capture_s=lap["cuda_graph"]["setup_s"],
         laptop_graph_ms=lap["cuda_graph"]["step_ms"], laptop_graph_host_ms=lap["cuda_graph"]["host_ms"],
-        cd_kernels=cd["kernels"], cd_triton=(report.kernel_mix(d, "compile_default") or {"triton": 0})["triton"],
+        cd_ms=cd["step_ms"], cd_kernels=cd["kernels"],
+        cd_triton=(report.kernel_mix(d, "compile_default") or {"triton": 0})["triton"],
         cd_host_ms=cd["host_ms"], cd_busy_ms=cd["busy_ms"], cd_idle_share=cd["idle_share"],
         cd_launch_bound=cd["host_ms"] > cd["busy_ms"],
         laptop_cd_kernels=lap["compile_default"]["kernels"], laptop_cd_triton=lap["compile_default"]["triton_kernels"],
@@ -452,7 +500,8 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         fusion_cut_busy_ms=g["busy_ms"] - ro["busy_ms"], fusion_cut_busy=g["busy_ms"] > ro["busy_ms"],
         laptop_ro_ms=lap["compile_reduce_overhead"]["step_ms"],
         laptop_ro_gain_ms=laptop_six["ro_gain_over_graph_ms"], laptop_fusion_saved_ms=laptop_six["fusion_saved_gpu_ms"],
-        ma_vs_ro=mv, ma_ro_diff_ms=mdiff, ma_faster_rounds=m_faster, ma_as_laptop=mv == "faster",
+        ma_ms=s["compile_max_autotune"]["step_ms"], ma_vs_ro=mv, ma_ro_diff_ms=mdiff, ma_faster_rounds=m_faster,
+        ma_as_laptop=mv == "faster",
         laptop_ma_gain_ms=laptop_six["ma_gain_over_ro_ms"],
         compile_s_default=d["setup"]["compile_default"]["compile_s"],
         compile_s_ro=d["setup"]["compile_reduce_overhead"]["compile_s"],
@@ -461,6 +510,8 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         widest_label=widest["label"], widest_spread=widest["spread"] / 2, widest_min_ms=widest["step_min_ms"],
         widest_max_ms=widest["step_max_ms"],
         has_after_profiler=bool(after), after_worst_label=lab[worst_after_name] if worst_after_name else "",
+        after_worst_before_us=worst_after["before_host_us"] if worst_after else None,
+        after_worst_host_us=worst_after["host_us"] if worst_after else None,
         after_worst_added_us=worst_after["added_host_us"] if worst_after else None,
         after_worst_share=worst_after["added_host_us"] / worst_after["before_host_us"] if worst_after else None,
         after_grew=bool(worst_after) and worst_after["added_host_us"] > 0,
@@ -482,9 +533,10 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         one_graph=ex["graph_count"] == 1 and ex["graph_break_count"] == 0,
         laptop_graph_count=lex["graph_count"], laptop_break_count=lex["graph_break_count"],
         laptop_op_count=lex["op_count"],
-        warm_modes=tuple(k.removeprefix("compile_").replace("_", "-") for k in compile_warm["cold"]["modes"]),
+        warm_modes=modes,
         cold_low_s=min(cold), cold_high_s=max(cold), warm_low_s=min(warm), warm_high_s=max(warm),
         warm_one_figure=round(min(warm), 1) == round(max(warm), 1),
+        warm_modes_words=" and ".join(modes),
         laptop_cold_low_s=laptop_compile_warm["cold_s_low"], laptop_cold_high_s=laptop_compile_warm["cold_s_high"],
         laptop_warm_low_s=laptop_compile_warm["warm_s_low"], laptop_warm_high_s=laptop_compile_warm["warm_s_high"],
     )
@@ -504,3 +556,134 @@ def facts(machine: str | None = None) -> Facts:
         str(r.provenance.get("versions", {}).get("transformers", "?")), across.datas("decode.six_ways", machine))
     return replace(f, static_slower_verdict=ledger.verdict_of("static-slower", machine),
                    ma_beats_ro_verdict=ledger.verdict_of("ma-beats-ro", machine))
+
+
+# how each field reads on the page (kernelbook.macros): every count with thousands separators, words as themselves,
+# the article's published figures as published
+FORMATS = {
+    **{x.name: "num:0" for x in fields(Facts) if x.type in ("int", "int | None")},
+    **dict.fromkeys(("dyn_ms", "static_ms", "graph_ms", "ro_ms", "best_ms", "launch_ms", "graph_launch_ms",
+                     "static_busy_ms", "static_host_ms", "static_dyn_diff_ms", "capture_s", "graph_host_ms",
+                     "graph_idle_ms", "cd_host_ms", "cd_busy_ms", "ro_graph_diff_ms", "fusion_cut_busy_ms",
+                     "ma_ro_diff_ms", "widest_min_ms", "widest_max_ms", "profiled_static_host_ms",
+                     "tl_static_gaps_ms", "tl_static_host_ms", "tl_graph_gaps_ms", "best_busy_ms", "best_idle_ms",
+                     "best_busy_beyond_floor_ms", "params_b", "dyn_ms_low", "dyn_ms_high", "cd_ms", "ma_ms",
+                     "graph_busy_ms", "dyn_busy_ms"), "num:2"),
+    **dict.fromkeys(("weight_gb", "floor_ms", "yard_max_abs", "band", "median_gap"), "num:3"),
+    **dict.fromkeys(("copy_gbps", "rope_theta", "tol_factor", "rounds_cap_s", "compile_s_default", "compile_s_ro",
+                     "compile_s_ma", "cold_low_s", "cold_high_s", "ceiling_tok_s", "best_tok_s", "bw_ratio",
+                     "after_worst_added_us", "after_worst_before_us", "after_worst_host_us", "band_factor"), "num:0"),
+    **dict.fromkeys(("launch_over_floor", "best_busy_over_floor", "noisiest_pct", "warm_low_s", "warm_high_s"),
+                    "num:1"),
+    **dict.fromkeys(("best_speedup", "graph_speedup", "step_ratio"), "times:1"),
+    **dict.fromkeys(("best_floor_share", "laptop_best_floor_share", "dyn_floor_share", "laptop_dyn_floor_share",
+                     "trap_rel_err", "trap_top1", "after_worst_share", "graph_idle_share", "static_idle_share",
+                     "dyn_idle_share", "cd_idle_share", "laptop_cd_idle_share"), "pct:0"),
+    **dict.fromkeys(("yard_rel_err", "tolerance", "worst_compiled_err", "reset_rel_err"), "pct:2"),
+    "widest_spread": "pct:1",
+}
+
+
+def derive(f: Facts) -> dict[str, Any]:
+    """The ratios and shares the page prints beside their figures, computed again from the medians shown."""
+    launch_ms = f.static_kernels * f.launch_eager_us / 1e3
+    out: dict[str, Any] = {
+        "graph_speedup": f.static_ms / f.graph_ms, "launch_ms": launch_ms, "launch_over_floor": launch_ms / f.floor_ms,
+        "graph_launch_ms": f.static_kernels * f.launch_graph_us / 1e3, "ceiling_tok_s": 1e3 / f.floor_ms,
+        "dyn_floor_share": f.floor_ms / f.dyn_ms, "bw_ratio": f.copy_gbps / f.laptop_dram_gbps,
+        # the GPU's idle time and share of a step: what its median step leaves beyond its median busy time (the
+        # six ways table's columns), and the differences the page quotes between two medians it shows
+        "dyn_idle_share": max(0.0, 1 - f.dyn_busy_ms / f.dyn_ms),
+        "static_idle_share": max(0.0, 1 - f.static_busy_ms / f.static_ms),
+        "graph_idle_share": max(0.0, 1 - f.graph_busy_ms / f.graph_ms),
+        "graph_idle_ms": max(0.0, f.graph_ms - f.graph_busy_ms), "cd_idle_share": max(0.0, 1 - f.cd_busy_ms / f.cd_ms),
+        "static_dyn_diff_ms": abs(f.static_ms - f.dyn_ms), "ro_graph_diff_ms": abs(f.graph_ms - f.ro_ms),
+        "ma_ro_diff_ms": abs(f.ma_ms - f.ro_ms)}
+    if f.after_worst_before_us is not None and f.after_worst_host_us is not None:
+        added = f.after_worst_host_us - f.after_worst_before_us  # the after-profiler table's two medians
+        out.update(after_worst_added_us=added, after_worst_share=added / f.after_worst_before_us)
+    if f.best_ms is not None and f.best_busy_ms is not None:
+        out.update(best_speedup=f.dyn_ms / f.best_ms, best_floor_share=f.floor_ms / f.best_ms,
+                   best_tok_s=1e3 / f.best_ms, step_ratio=f.laptop_best_ms / f.best_ms,
+                   best_busy_over_floor=f.best_busy_ms / f.floor_ms,
+                   best_busy_beyond_floor_ms=f.best_busy_ms - f.floor_ms,
+                   best_idle_ms=max(0.0, f.best_ms - f.best_busy_ms))
+    return out
+
+
+DERIVED_FROM = {
+    "graph_speedup": ("static_ms", "graph_ms"), "launch_ms": ("static_kernels", "machine.eager_us"),
+    "launch_over_floor": ("launch_ms", "floor_ms"), "graph_launch_ms": ("static_kernels", "machine.graph_us"),
+    "ceiling_tok_s": ("floor_ms",), "dyn_floor_share": ("floor_ms", "dyn_ms"), "bw_ratio": ("copy_gbps",
+                                                                                            "laptop_dram_gbps"),
+    "best_speedup": ("dyn_ms", "best_ms"), "best_floor_share": ("floor_ms", "best_ms"), "best_tok_s": ("best_ms",),
+    "step_ratio": ("laptop_best_ms", "best_ms"), "best_busy_over_floor": ("best_busy_ms", "floor_ms"),
+    "best_busy_beyond_floor_ms": ("best_busy_ms", "floor_ms"), "best_idle_ms": ("best_ms", "best_busy_ms"),
+    "dyn_idle_share": ("dyn_busy_ms", "dyn_ms"), "static_idle_share": ("static_busy_ms", "static_ms"),
+    "graph_idle_share": ("graph_busy_ms", "graph_ms"),
+    "graph_idle_ms": ("graph_ms", "graph_busy_ms"), "cd_idle_share": ("cd_busy_ms", "cd_ms"),
+    "static_dyn_diff_ms": ("static_ms", "dyn_ms"), "ro_graph_diff_ms": ("graph_ms", "ro_ms"),
+    "ma_ro_diff_ms": ("ma_ms", "ro_ms"), "after_worst_added_us": ("after_worst_host_us", "after_worst_before_us"),
+    "after_worst_share": ("after_worst_added_us", "after_worst_before_us"),
+}
+
+GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
+    "all_passed": ("every variant was built and passed the teacher-forced logit check",
+                   lambda f: f.any_valid and f.all_passed and f.n_failed == 0 and not f.has_build_errors),
+    "as_article": ("the model's weights take the released checkpoint's GB, its embedding shared with the output",
+                   lambda f: f.weight_as_article and f.tied),
+    "launch_short": ("a graph replay's launch gain falls short of the laptop's range",
+                               lambda f: f.launch_ratio < f.laptop_launch_low),
+    "launch_bound": ("the eager static step's launches alone take longer than the bandwidth floor",
+                     lambda f: f.launch_ms > f.floor_ms),
+    "trap_past_tol": ("the broken replay is further off than the tolerance lets through",
+                            lambda f: f.trap_rel_err > f.tolerance),
+    "near_ties": ("eager's median top-two gap is inside the band, some variants left its tokens, each where "
+                           "its top two were within the band, and the article's six lists were identical",
+                           lambda f: f.gap_within_band and f.median_gap < f.band and 0 < f.n_departed
+                           and f.departures_in_band and f.n_wide == 0 and f.laptop_all_same),
+    "trap_misses": ("the capture moved the counter no further than the warm-up calls, the broken replay shared "
+                          "no top token with eager, and the reset graph matched eager bit for bit",
+                          lambda f: f.counter_shift == f.warmup_calls and f.trap_top1 == 0 and f.reset_exact),
+    "all_noisy": ("the rounds stopped at the cap with every variant still noisy",
+                  lambda f: not f.rounds_quiet and not f.some_quiet and f.noisy_count == f.n_variants),
+    "after_round": ("a round was timed after the profiles", lambda f: f.has_after_profiler),
+    "after_grew": ("a round was timed after the profiles, and some variant's host time per step grew in it",
+                   lambda f: f.has_after_profiler and f.after_worst_added_us is not None
+                   and f.after_worst_added_us > 0),
+    "static_slower": ("the eager StaticCache step's median is above the default cache's",
+                             lambda f: f.static_ms > f.dyn_ms and f.static_median_more),
+    "graph_idle": ("the hand capture replays eager's very kernels, and its GPU is idle for under "
+                           f"{GPU_BOUND_IDLE:.0%} of the step",
+                           lambda f: f.graph_kernels == f.static_kernels and f.graph_idle_share < GPU_BOUND_IDLE),
+    "cd_host": ("default-mode torch.compile's host time exceeds its kernels' and its GPU idles more of the "
+                        "step than the laptop's",
+                        lambda f: f.cd_host_ms > f.cd_busy_ms and f.cd_idle_share > f.laptop_cd_idle_share),
+    "ro_faster": ("reduce-overhead beats the hand-captured graph at the median and in most rounds, and keeps "
+                       "the GPU busy for less",
+                       lambda f: f.ro_vs_graph == "faster" and f.ro_ms < f.graph_ms and f.fusion_cut_busy_ms > 0),
+    "ma_slower": ("max-autotune's median step is above reduce-overhead's",
+                      lambda f: f.ma_median_more and f.ma_vs_ro != "faster"),
+    "dyn_runs_differ": ("decode.six_ways ran more than once, and the eager default-cache step's lowest and highest "
+                        "run medians differ at the digits shown",
+                        lambda f: f.six_runs > 1 and round(f.dyn_ms_low, 2) != round(f.dyn_ms_high, 2)),
+    "warm_range": ("the warm compiles differ at the digits shown",
+                   lambda f: round(f.warm_low_s, 1) != round(f.warm_high_s, 1)),
+    "profiler_gaps": ("the profiled eager host call is longer than the timed eager step, the drawn eager step is "
+                        "mostly gaps, and the replay's gaps under the profiler exceed the timed idle time",
+                        lambda f: f.profiled_static_host_ms > f.static_ms and f.tl_static_gaps_ms > f.tl_static_host_ms
+                        / 2 and f.tl_graph_gaps_ms > f.graph_idle_ms),
+    "item_raised": ("the .item() inside the capture raised, chained to an earlier error, and CUDA still worked after",
+                    lambda f: f.item_outcome == "raised" and f.item_chained and f.item_usable_after
+                    and f.laptop_item_failed),
+    "caches": ("the default cache's keys grew by one token and moved at every step; the StaticCache's "
+                            "kept one shape at one address",
+                            lambda f: f.dyn_grows and f.dyn_moves and f.static_fixed),
+    "one_graph": ("dynamo finds one graph and no break, as the article did",
+                  lambda f: f.one_graph and f.graph_count == 1 and f.break_count == 0
+                  and f.laptop_graph_count == 1 and f.laptop_break_count == 0),
+    "not_bandwidth": ("the best step's gain over the laptop falls short of tracking the bandwidth ratio, and its "
+                      "kernels' time beyond the floor is longer than the floor",
+                      lambda f: f.any_valid and f.step_ratio < FOLLOWS_BANDWIDTH * f.bw_ratio
+                      and f.best_busy_ms - f.floor_ms > f.floor_ms),
+}

@@ -2,9 +2,11 @@
 best step (decode.six_ways) it starts from, the article's RTX 4060 Laptop figures for that chapter, and the cost of
 one launch replayed from a graph (machine.ceilings).
 
-No sentence is written here: the page's Markdown reads these fields (`{{ f.last_ms | num(3) }}`) and branches on
-the booleans and verdicts (`{% if f.goal == "met" %}`). A step the run could not build or time leaves its numbers
-None (a dash on the page) and `complete` False.
+No sentence is written here: the page's Markdown reads these fields (`{{ f.last_ms }}`, in the text FORMATS gives
+each; the decode chapter's best step from `facts("decode")`, a graph launch's cost from `facts("machine")`), is
+written for the primary machine's results, and names above each paragraph the GUARDS it rests on. `derive`
+recomputes the ratios, differences and sums printed beside their figures from the medians shown. A step the run
+could not build or time leaves its numbers None (a dash on the page) and `complete` False.
 """
 
 from __future__ import annotations
@@ -130,6 +132,12 @@ class Facts:
     rounds_n: int
     loop_steps: int
     delta_ms: dict[str, float | None]  # per step: its time less the time of the row before (negative: faster)
+    delta_own_ms: float | None  # ... of the first three steps, as fields of their own (the page prints them)
+    delta_fused_proj_ms: float | None
+    delta_filled_attention_ms: float | None
+    own_ms: float | None  # those three steps' times (medians over the rounds): the deltas are their differences
+    fused_proj_ms: float | None
+    filled_attention_ms: float | None
     # correct before timed
     check_steps: int
     fp32_rel_err: float  # eager in float32 against eager in bf16, the largest relative error
@@ -164,11 +172,15 @@ class Facts:
     # what the steps bought: the two largest savings
     first_label: str
     first_saved_ms: float
+    first_before_ms: float  # the step before it and the step (medians over the rounds): the saving is the first
+    first_after_ms: float  # less the second
     first_kernels_before: int
     first_kernels_after: int
     first_us_per_kernel: float | None  # µs saved per kernel removed (None: no kernel removed)
     second_label: str
     second_saved_ms: float
+    second_before_ms: float
+    second_after_ms: float
     second_kernels_before: int
     second_kernels_after: int
     second_us_per_kernel: float | None
@@ -179,6 +191,8 @@ class Facts:
     # cuBLAS against the matvec kernel
     has_matvec: bool  # the matvec step and the one before it were timed
     matvec_saved_ms: float | None
+    matvec_before_ms: float | None  # the step before the matvec step and the matvec step: the saving's terms
+    matvec_step_ms: float | None
     matvec_faster: bool
     matvec_kernels_before: int | None
     matvec_kernels_after: int | None
@@ -215,6 +229,8 @@ class Facts:
     pdl_used: bool
     pdl_saved_ms: float | None
     pdl_saved_share: float | None
+    pdl_before_ms: float | None  # the step before PDL and the PDL step: the saving's terms
+    pdl_ms: float | None
     pdl_faster: bool
     pdl_same_kernels: bool
     pdl_kernels: int | None
@@ -227,6 +243,7 @@ class Facts:
     alone_label: str
     alone_ms: float
     alone_outside_ms: float | None  # its loop less its graph alone
+    alone_loop_ms: float | None  # that step's back-to-back loop (the steps table's figure)
     loop_over_graph: bool
     alone_argmax_us: float | None
     alone_has_argmax: bool
@@ -268,6 +285,8 @@ class Facts:
     retune_final_rounds: int | None  # ... how many times each
     retune_has_finalists: bool
     retune_positions: tuple[int, ...]
+    retune_position_first: int  # ... the first and the last of them
+    retune_position_last: int
     retune_plain_label: str  # the fused step without PDL
     retune_plain_alone_us: float | None  # µs per step with every site at its config alone, then retuned
     retune_plain_us: float | None
@@ -290,6 +309,7 @@ class Facts:
     has_layer_fit: bool
     fit_label: str | None
     fit_layers: tuple[int, ...]  # the layer counts it was built over
+    fit_layers_text: str  # ... as the page lists them, "0, 1, 7, 14, 21, 28"
     fit_per_layer_us: float | None
     fit_once_us: float | None
     fit_off_line_us: float | None  # the largest distance of a count's median from the line
@@ -388,8 +408,8 @@ class Facts:
     few_before_rows: int | None  # the same in the step before
     few_before_programs: int | None
     few_candidates: int | None  # the configs tried inside the step
-    few_rows_low: int | None  # the fewest and the most rows a block among them
-    few_rows_high: int | None
+    few_rows_fewest: int | None  # the fewest and the most rows a block among them
+    few_rows_most: int | None
     o_rows_low: int | None  # the same among the output projection's configs in the steps before (site o)
     o_rows_high: int | None
     few_is_best: bool  # the fastest step that passed its check
@@ -440,6 +460,7 @@ class Facts:
     anchor_repo: str  # where the published figures are: owner/name, the file, its commit
     anchor_path: str
     anchor_commit: str
+    anchor_url: str  # ... the file at that commit on GitHub (a link's target: the page reads it plain, `.value`)
     anchor_steps: int  # the dependent steps each published time is the mean over
     anchor_gb: float
     anchor_layers: int
@@ -544,6 +565,7 @@ def _savings(rows: list[dict[str, Any]], launch: dict[str, Any]) -> dict[str, An
         before = by[x["prev"]]["kernels"]
         cut = before - x["kernels"]
         out.update({f"{key}_label": x["label"], f"{key}_saved_ms": x["saved_ms"], f"{key}_kernels_before": before,
+                    f"{key}_before_ms": by[x["prev"]]["step_ms"], f"{key}_after_ms": x["step_ms"],
                     f"{key}_kernels_after": x["kernels"],
                     f"{key}_us_per_kernel": 1e3 * x["saved_ms"] / cut if cut > 0 else None})
     per = [out[f"{k}_us_per_kernel"] for k in ("first", "second")]
@@ -559,6 +581,7 @@ def _matvec(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
     cb = far.weight_stream(d, p["name"], far.CUBLAS) if p else None
     return dict(
         has_matvec=bool(x and p), matvec_saved_ms=x and p and x["saved_ms"],
+        matvec_before_ms=x and p and p["step_ms"], matvec_step_ms=x and p and x["step_ms"],
         matvec_faster=bool(x and p and x["saved_ms"] > 0),
         matvec_kernels_before=p and p["kernels"], matvec_kernels_after=x and p and x["kernels"],
         matvec_profiled_all=bool(ws and cb and ws["launches"] == far.cublas_projection_launches(d, p["name"])),
@@ -595,7 +618,7 @@ def _pdl(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
     att = {n: t["configs"].get("attention") for n, t in d["in_step"].items()}
     return dict(
         has_pdl=p is not None, pdl_used=bool(d.get("pdl_used")), pdl_saved_ms=p and x["saved_ms"],
-        pdl_saved_share=p and x["saved_share"],
+        pdl_saved_share=p and x["saved_share"], pdl_before_ms=p and p["step_ms"], pdl_ms=p and x["step_ms"],
         pdl_faster=bool(p and x["saved_ms"] > 0), pdl_same_kernels=bool(p and x["kernels"] == p["kernels"]),
         pdl_kernels=x and x["kernels"], pdl_kernels_before=p and p["kernels"],
         pdl_attention_config=_config(att.get("pdl")), before_attention_config=_config(p and att.get(p["name"])))
@@ -612,7 +635,7 @@ def _alone(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return dict(
         has_alone=loop is not None, alone_label=_strip(d["labels"][lc["step"]]), alone_ms=whole_ms,
         alone_us=lc["whole_us"],
-        alone_outside_ms=None if loop is None else loop - whole_ms,
+        alone_outside_ms=None if loop is None else loop - whole_ms, alone_loop_ms=loop,
         loop_over_graph=loop is not None and loop > whole_ms, alone_argmax_us=argmax or None,
         alone_has_argmax=bool(argmax),
         has_greedy=g is not None, greedy_kernels=g and g["kernels"],
@@ -655,7 +678,8 @@ def _tables(d: dict[str, Any]) -> dict[str, Any]:
         tune_s=d["tune_s"], attention_one_launch=d["tuning"]["attention"]["best"][1] == 1,
         retune_reps=d["in_step_back_to_back"], retune_finalists=d.get("in_step_finalists"),
         retune_final_rounds=d.get("in_step_final_rounds"), retune_has_finalists=bool(d.get("in_step_finalists")),
-        retune_positions=tuple(next(iter(d["in_step"].values()))["positions"]), **retune)
+        retune_positions=(pos := tuple(next(iter(d["in_step"].values()))["positions"])),
+        retune_position_first=pos[0], retune_position_last=pos[-1], **retune)
 
 
 def _waits(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -680,7 +704,8 @@ def _waits(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def _fit(d: dict[str, Any], goal_share: float) -> dict[str, Any]:
     x = far.layer_fit(d)
     if x is None:
-        return dict(has_layer_fit=False, fit_label=None, fit_layers=(), fit_per_layer_us=None, fit_once_us=None,
+        return dict(has_layer_fit=False, fit_label=None, fit_layers=(), fit_layers_text="", fit_per_layer_us=None,
+                    fit_once_us=None,
                     fit_off_line_us=None, layer_mib=None, layer_copy_us=None, layer_share=None, layer_over_us=None,
                     layers_over_us=None, once_mib=None, once_copy_us=None, fit_confidence=far.FIT_CONFIDENCE,
                     once_low_us=None, once_high_us=None, once_side="within", once_off_us=None,
@@ -694,6 +719,7 @@ def _fit(d: dict[str, Any], goal_share: float) -> dict[str, Any]:
     goal_us = x["layer_copy_us"] / goal_share
     return dict(
         has_layer_fit=True, fit_label=_strip(d["labels"][x["step"]]), fit_layers=tuple(r["layers"] for r in x["rows"]),
+        fit_layers_text=", ".join(str(r["layers"]) for r in x["rows"]),
         fit_per_layer_us=per, fit_once_us=once, fit_off_line_us=x["off_line_us"],
         layer_mib=x["layer_bytes"] / 2**20, layer_copy_us=x["layer_copy_us"], layer_share=x["layer_copy_us"] / per,
         layer_over_us=per - x["layer_copy_us"], layers_over_us=layers_over, once_mib=x["once_bytes"] / 2**20,
@@ -810,7 +836,7 @@ def _few(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
                     few_saved_high_us=None, few_faster_rounds=0, few_rounds_n=0,
                     few_rows=None, few_programs=None, few_before_known=False, few_before_rows=None,
                     few_before_programs=None,
-                    few_candidates=None, few_rows_low=None, few_rows_high=None, o_rows_low=None, o_rows_high=None,
+                    few_candidates=None, few_rows_fewest=None, few_rows_most=None, o_rows_low=None, o_rows_high=None,
                     few_is_best=False)
     vs = _against(d, "few_o", p["name"])
     rows = math.isqrt(d["tuning"]["o"]["bytes"] // 2)  # W_o is (hidden, heads x head size) = (hidden, hidden), 2 B
@@ -824,8 +850,8 @@ def _few(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
         few_programs=-(-rows // site["best"][0]), few_before_known=before is not None,
         few_before_rows=before and before[0],
         few_before_programs=before and -(-rows // before[0]), few_candidates=len(site["candidates"]),
-        few_rows_low=min(c["config"][0] for c in site["candidates"]),
-        few_rows_high=max(c["config"][0] for c in site["candidates"]),
+        few_rows_fewest=min(c["config"][0] for c in site["candidates"]),
+        few_rows_most=max(c["config"][0] for c in site["candidates"]),
         o_rows_low=min(c["config"][0] for c in d["tuning"]["o"]["candidates"]),
         o_rows_high=max(c["config"][0] for c in d["tuning"]["o"]["candidates"]),
         few_is_best=bool(best and best["name"] == "few_o"))
@@ -891,6 +917,7 @@ def _anchors(d: dict[str, Any], gpu: str, runs: list[dict[str, Any]]) -> dict[st
         anchor_many_runs=len(runs) > 1,
         anchor_model=anchors.MODEL, anchor_gpu=anchors.GPU, anchor_repo=anchors.REPO, anchor_path=anchors.PATH,
         anchor_commit=anchors.COMMIT,
+        anchor_url=f"https://github.com/{anchors.REPO}/blob/{anchors.COMMIT}/{anchors.PATH}",
         anchor_steps=anchors.TIMED_STEPS, anchor_gb=fast["weight_gb"],
         anchor_layers=anchors.LLAMA32_1B["num_hidden_layers"], anchor_layer_mb=anchors.llama_layer_bytes() / 1e6,
         our_layers=fit and fit["layers"], our_layer_mb=fit and fit["layer_bytes"] / 1e6,
@@ -965,8 +992,11 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
         round_trip_shows=bool(last and last["loop_ms"] is not None and last["step_ms"] > last["loop_ms"]),
         weight_gb=d["weight_bytes"] / 1e9, copy_gbps=d["copy"]["gbps"], copy_gib=d["copy"]["bytes_moved"] / 2 / 2**30,
         floor_ms=d["floor_ms"], rounds_n=d["rounds_n"], loop_steps=d["loop_steps"],
-        delta_ms={n: None if by.get(n, {}).get("saved_ms") is None else -by[n]["saved_ms"]
-                  for n in (d["baseline"], *d["steps"])},
+        delta_ms=(delta := {n: None if by.get(n, {}).get("saved_ms") is None else -by[n]["saved_ms"]
+                           for n in (d["baseline"], *d["steps"])}),
+        delta_own_ms=delta.get("own"), delta_fused_proj_ms=delta.get("fused_proj"),
+        delta_filled_attention_ms=delta.get("filled_attention"),
+        **{f"{n}_ms": s[n]["step_ms"] if n in s else None for n in ("own", "fused_proj", "filled_attention")},
         **_checks(d, s, six), **_savings(rows, launch), **_matvec(d, by), **_plain(d, g["over_ms"]), **_pdl(d, by),
         **_alone(d, by), **_tables(d), **_waits(d, by), **_fit(d, g["floor_share_needed"]),
         **_timeline(d), **_handoff(d), **_ring(d, by), **_few(d, by), **_down(d, by), **_anchors(d, gpu, runs or [d]))
@@ -977,3 +1007,208 @@ def facts(machine: str | None = None) -> Facts:
     return from_data(r.data, page.result("decode.six_ways", machine).data, page.result("decode.six_ways", LAPTOP).data,
                      page.result("machine.ceilings", machine).data["launch"], page.machine_label(r),
                      [x.data for x in page.fresh_runs("decode_far.ladder", machine)])
+
+
+# how each figure reads on every page (kernelbook.macros); counts (ints) read with thousands separators, words as
+# themselves. index.md and takeaways.md read best_ms, best_floor_share and laptop_dram_gbps too.
+FORMATS = {
+    **dict.fromkeys(("goal_ms", "base_ms", "six_rest_ms", "first_saved_ms", "second_saved_ms", "matvec_saved_ms",
+                     "first_before_ms", "first_after_ms", "second_before_ms", "second_after_ms", "matvec_before_ms",
+                     "matvec_step_ms", "own_ms", "fused_proj_ms", "filled_attention_ms",
+                     "plain_ms", "kernels_busy_ms", "kernels_step_ms", "kv_us", "fit_per_layer_us", "layer_copy_us",
+                     "layer_goal_us", "layer_goal_cut_us", "ring_alone_us", "pair_alone_us", "down_alone_us",
+                     "down_matvec_alone_us", "fold_us", "pair_us", "launch_low_us", "launch_high_us",
+                     "barrier_low_us", "barrier_high_us", "timeline_period_us", "ours_tbps", "ours_loop_tbps",
+                     "anchor_fast_tbps", "anchor_slow_tbps", "goal_tbps", "loop_noise_high"), "num:2"),
+    **dict.fromkeys(("last_ms", "last_loop_ms", "last_prev_ms", "last_cost_ms", "best_ms", "weight_gb", "floor_ms",
+                     "goal_over_ms", "cublas_ms", "matvec_ms", "plain_matvec_ms", "plain_attention_ms",
+                     "plain_other_ms", "plain_idle_ms", "plain_host_ms", "plain_matvec_loss_ms", "plain_rest_ms",
+                     "owners_ms", "pdl_saved_ms", "round_trip_ms", "alone_ms", "alone_outside_ms", "alone_loop_ms",
+                     "pdl_before_ms", "pdl_ms", "greedy_loop_ms",
+                     "greedy_loop_ms_before", "greedy_ms", "greedy_ms_before", "ring_ms", "ring_before_ms", "few_ms",
+                     "few_before_ms", "down_ms", "down_before_ms", "no_wait_step_ms", "band", "gap_median"), "num:3"),
+    **dict.fromkeys(("laptop_rest_ms", "step_noise_high", "rounds_bound_pct", "first_us_per_kernel",
+                     "second_us_per_kernel", "per_kernel_ratio", "plain_attention_us", "greedy_host_us",
+                     "greedy_host_us_before", "ring_saved_us", "ring_saved_low_us", "ring_saved_high_us",
+                     "few_saved_us", "few_saved_low_us", "few_saved_high_us", "down_saved_us", "down_saved_low_us",
+                     "down_saved_high_us", "down_weight_mb", "down_in_flight_mb", "retune_plain_alone_us",
+                     "retune_plain_us", "retune_pdl_alone_us", "retune_pdl_us", "alone_us", "calls_sum_us", "mlp_us",
+                     "mlp_copy_us", "chain_us", "chain_mib", "chain_copy_us", "no_wait_us", "no_wait_with_us",
+                     "waits_us", "no_wait_gap_us", "fit_off_line_us", "layer_mib", "fit_once_us", "once_mib",
+                     "once_copy_us", "once_low_us", "once_high_us", "once_off_us", "timeline_chain_us",
+                     "timeline_chain_copy_us", "timeline_mlp_us", "timeline_mlp_copy_us", "timeline_worst_after_us",
+                     "timeline_worst_copy_us", "timeline_worst_over_us", "layer_launches_low_us",
+                     "layer_launches_high_us", "layer_over_us", "laptop_dram_gbps"), "num:1"),
+    **dict.fromkeys(("floor_ratio", "copy_gbps", "rounds_cap_s", "cublas_gbps", "matvec_gbps", "plain_matvec_gbps",
+                     "kv_kib", "ring_kib", "copy_gib", "tune_s", "tol_factor", "layers_over_us", "anchor_layer_mb",
+                     "our_layer_mb"), "num:0"),
+    **dict.fromkeys(("last_floor_share", "best_floor_share", "laptop_same_floor_share", "matvec_share",
+                     "plain_matvec_share", "confidence", "worst_of_tolerance", "mlp_share", "chain_share",
+                     "waits_gap_share", "no_wait_floor_share", "layer_share", "fit_confidence", "layers_gap_share"),
+                    "pct:0"),
+    **dict.fromkeys(("goal_floor_share", "goal_over_share", "pdl_saved_share", "retune_plain_cut", "retune_pdl_cut",
+                     "ring_floor_share", "ring_before_floor_share", "few_floor_share", "few_before_floor_share",
+                     "down_floor_share", "down_before_floor_share"), "pct:1"),
+    **dict.fromkeys(("fp32_rel_err", "tolerance", "worst_rel_err"), "pct:2"),
+    **dict.fromkeys(("delta_own_ms", "delta_fused_proj_ms", "delta_filled_attention_ms"), "signed:2"),
+    "speedup": "times:1", "goal_over_fast": "times:2", "ring_abs_max": "num:4",
+}
+
+
+def _less(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a - b
+
+
+def _over(a: float | None, b: float | None) -> float | None:
+    return None if a is None or not b else a / b
+
+
+def derive(f: Facts) -> dict[str, Any]:
+    """The ratios, differences and sums the page prints beside their figures, computed again from the medians shown,
+    so that each reads as the figures next to it give."""
+    first, second = f.first_before_ms - f.first_after_ms, f.second_before_ms - f.second_after_ms
+    per = [_over(None if s is None else 1e3 * s, c) for s, c in (
+        (first, f.first_kernels_before - f.first_kernels_after),
+        (second, f.second_kernels_before - f.second_kernels_after))]
+    pdl = _less(f.pdl_before_ms, f.pdl_ms)
+    alone_ms = f.alone_us / 1e3
+    floor_us = 1e3 * f.floor_ms
+    loss = _less(f.plain_matvec_ms, f.floor_ms)
+    rest = (None if f.plain_attention_ms is None else
+            f.plain_attention_ms + f.plain_other_ms + f.plain_idle_ms + f.plain_host_ms)
+    waits = _less(f.no_wait_with_us, f.no_wait_us)
+    over = _less(f.last_ms, f.goal_ms)
+    return dict(
+        first_saved_ms=first, second_saved_ms=second, delta_own_ms=_less(f.own_ms, f.base_ms),
+        delta_fused_proj_ms=_less(f.fused_proj_ms, f.own_ms),
+        delta_filled_attention_ms=_less(f.filled_attention_ms, f.fused_proj_ms),
+        matvec_saved_ms=_less(f.matvec_before_ms, f.matvec_step_ms), pdl_saved_ms=pdl,
+        pdl_saved_share=_over(pdl, f.pdl_before_ms), alone_ms=alone_ms,
+        alone_outside_ms=_less(f.alone_loop_ms, alone_ms),
+        speedup=_over(f.base_ms, f.last_ms), last_floor_share=_over(f.floor_ms, f.last_ms),
+        goal_floor_share=f.floor_ms / f.goal_ms, goal_over_ms=over, goal_over_share=_over(over, f.goal_ms),
+        last_cost_ms=_less(f.last_ms, f.last_prev_ms), best_floor_share=_over(f.floor_ms, f.best_ms),
+        round_trip_ms=_less(f.last_ms, f.last_loop_ms),
+        first_us_per_kernel=per[0], second_us_per_kernel=per[1],
+        per_kernel_ratio=None if None in per else min(per) / f.graph_us_per_launch,
+        plain_matvec_loss_ms=loss, plain_rest_ms=rest, owners_ms=None if loss is None or rest is None else loss + rest,
+        ring_saved_us=None if f.ring_ms is None or f.ring_before_ms is None else 1e3 * (f.ring_before_ms - f.ring_ms),
+        mlp_share=f.mlp_copy_us / f.mlp_us, chain_share=f.chain_copy_us / f.chain_us,
+        waits_us=waits, waits_gap_share=None if waits is None else _over(waits, f.no_wait_with_us - floor_us),
+        no_wait_floor_share=_over(floor_us, f.no_wait_us), no_wait_gap_us=_less(f.no_wait_us, floor_us),
+        layer_share=_over(f.layer_copy_us, f.fit_per_layer_us),
+        layer_over_us=_less(f.fit_per_layer_us, f.layer_copy_us),
+        layer_goal_cut_us=_less(f.fit_per_layer_us, f.layer_goal_us),
+        layer_launches_low_us=None if f.launch_low_us is None else f.layer_launches * f.launch_low_us,
+        layer_launches_high_us=None if f.launch_high_us is None else f.layer_launches * f.launch_high_us,
+        goal_over_fast=f.goal_tbps / f.anchor_fast_tbps)
+
+
+DERIVED_FROM = {
+    "first_saved_ms": ("first_before_ms", "first_after_ms"), "second_saved_ms": ("second_before_ms", "second_after_ms"),
+    "delta_own_ms": ("own_ms", "base_ms"), "delta_fused_proj_ms": ("fused_proj_ms", "own_ms"),
+    "delta_filled_attention_ms": ("filled_attention_ms", "fused_proj_ms"),
+    "matvec_saved_ms": ("matvec_before_ms", "matvec_step_ms"), "pdl_saved_ms": ("pdl_before_ms", "pdl_ms"),
+    "pdl_saved_share": ("pdl_saved_ms", "pdl_before_ms"), "alone_ms": ("alone_us",),
+    "alone_outside_ms": ("alone_loop_ms", "alone_ms"),
+    "speedup": ("base_ms", "last_ms"), "last_floor_share": ("floor_ms", "last_ms"),
+    "goal_floor_share": ("floor_ms", "goal_ms"), "goal_over_ms": ("last_ms", "goal_ms"),
+    "goal_over_share": ("goal_over_ms", "goal_ms"), "last_cost_ms": ("last_ms", "last_prev_ms"),
+    "best_floor_share": ("floor_ms", "best_ms"), "round_trip_ms": ("last_ms", "last_loop_ms"),
+    "first_us_per_kernel": ("first_saved_ms", "first_kernels_before", "first_kernels_after"),
+    "second_us_per_kernel": ("second_saved_ms", "second_kernels_before", "second_kernels_after"),
+    "per_kernel_ratio": ("first_us_per_kernel", "second_us_per_kernel", "machine.graph_us"),
+    "plain_matvec_loss_ms": ("plain_matvec_ms", "floor_ms"),
+    "plain_rest_ms": ("plain_attention_ms", "plain_other_ms", "plain_idle_ms", "plain_host_ms"),
+    "owners_ms": ("plain_matvec_loss_ms", "plain_rest_ms"), "ring_saved_us": ("ring_before_ms", "ring_ms"),
+    "mlp_share": ("mlp_copy_us", "mlp_us"), "chain_share": ("chain_copy_us", "chain_us"),
+    "waits_us": ("no_wait_with_us", "no_wait_us"), "waits_gap_share": ("waits_us", "no_wait_with_us", "floor_ms"),
+    "no_wait_floor_share": ("floor_ms", "no_wait_us"), "no_wait_gap_us": ("no_wait_us", "floor_ms"),
+    "layer_share": ("layer_copy_us", "fit_per_layer_us"), "layer_over_us": ("fit_per_layer_us", "layer_copy_us"),
+    "layer_goal_cut_us": ("fit_per_layer_us", "layer_goal_us"),
+    "layer_launches_low_us": ("layer_launches", "launch_low_us"),
+    "layer_launches_high_us": ("layer_launches", "launch_high_us"), "goal_over_fast": ("goal_tbps", "anchor_fast_tbps"),
+}
+
+GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
+    "start": ("the decode chapter's best step runs under half of the floor's speed, the laptop's best came closer to "
+              "its floor, the article gives the laptop's share for that variant too, and this GPU's best spends "
+              "longer beyond its floor than the laptop's",
+              lambda f: f.six_best_floor_share is not None and f.six_best_floor_share < 0.5
+              and f.laptop_best_floor_share > f.six_best_floor_share and f.laptop_same_floor_share is not None
+              and f.six_rest_ms > f.laptop_rest_ms),
+    "over_goal": ("every step was built and passed its check, and the last one is over the goal, synchronised and "
+                  "back to back",
+                  lambda f: f.complete and not f.any_failed and f.last_ms > f.goal_ms and f.last_loop_ms > f.goal_ms),
+    "last_slower": ("the last change, the fold, made the step slower in every round, and the step before it is the "
+                    "fastest that passed its check",
+                    lambda f: f.last_cost_ms > 0 and f.last_slower_every_round and f.last_is_fold
+                    and f.best_label == f.last_prev_label),
+    "rounds_capped": ("the rounds stopped at the cap with several synchronised steps noisy, every back-to-back loop "
+                      "quiet",
+                      lambda f: not f.rounds_quiet and f.step_noisy_count > 1
+                      and f.step_noise_high > f.rounds_bound_pct and f.loop_all_quiet
+                      and f.loop_noise_high <= f.rounds_bound_pct),
+    "ring_close": ("some outputs of SwiGLU's ring differ from matvec_pair's, none of them NaN",
+                   lambda f: f.ring_differ_max is not None and f.ring_differ_max > 0 and f.ring_finite),
+    "ring_faster": ("the ring step was faster than the step before it in every round",
+                    lambda f: f.ring_saved_low_us is not None and f.ring_saved_low_us > 0),
+    "few_faster": ("the output projection in few programs saved time, its interval clear of zero",
+                   lambda f: f.few_saved_low_us is not None and f.few_saved_low_us > 0),
+    "down_exact": ("down's ring matched matvec bit for bit, every output finite",
+                   lambda f: f.down_differ_max == 0 and f.down_finite),
+    "down_faster": ("down's ring saved time, its interval clear of zero",
+                    lambda f: f.down_saved_low_us is not None and f.down_saved_low_us > 0),
+    "fold_alone_slower": ("tuned alone, the folded kernel was slower than attention and the output projection",
+                          lambda f: f.fold_us is not None and f.fold_us > f.pair_us),
+    "tuning": ("a tuned site passes 100% of the copy, attention alone kept one split, and the in-step tuning timed "
+               "finalists",
+               lambda f: len(f.sites_over_copy) > 0 and f.attention_one_launch and f.retune_has_finalists),
+    "retune_pdl_helped": ("retuning inside the PDL step cut its time",
+                          lambda f: f.retune_pdl_cut is not None and f.retune_pdl_cut > 0),
+    "checks": ("eager fp32 and bf16 pick different top tokens somewhere, some steps are bit-identical to eager, the "
+               "worst error is about float32's, and every step passed with finite logits",
+               lambda f: f.fp32_top1_differ > 0 and f.any_exact and f.worst_rel_err is not None
+               and f.worst_rel_err <= NEAR_FP32 * f.fp32_rel_err and not f.any_failed and not f.any_nonfinite),
+    "free_run": ("some steps run free wrote eager's tokens and some parted, every top-token difference at a "
+                 "near-tie, the decode chapter's eager tokens the same, and the step that picks its own next token "
+                 "wrote its argmax and the next position every time",
+                 lambda f: 0 < f.free_same < f.free_steps and f.near_ties_only and f.same_eager_tokens
+                 and f.next_agree == f.next_steps and f.next_positions_ok),
+    "kernels_overlap": ("the last step's profile holds no copy or memset, and its kernels' durations add up to more "
+                        "than the step",
+                        lambda f: f.kernels_copies == 0 and f.kernels_busy_ms is not None
+                        and f.kernels_busy_ms > f.kernels_step_ms and f.has_compared),
+    "calls": ("the calls' costs add up to less than the step, the attention half is further from its bytes than the "
+              "MLP, and some call passes 100% of the copy",
+              lambda f: f.calls_sum_us < f.alone_us and f.chain_share < f.mlp_share and len(f.calls_over_copy) > 0),
+    "waits_cost": ("every round without the waits was faster, and the step without them is still over the goal",
+                   lambda f: f.waits_cost and f.waits_us > 0 and f.no_wait_step_ms > f.goal_ms),
+    "fit": ("the once-a-step part runs under its bytes' time, the layers hold most of the distance from the floor, "
+            "and a layer is slower than the goal's share of the floor asks",
+            lambda f: f.once_high_us is not None and f.once_high_us < f.once_copy_us and f.layers_gap_share > 0.5
+            and f.layer_goal_cut_us > 0),
+    "timeline": ("the launch furthest past its bytes reads no weights, and some launches end sooner than their "
+                 "weights take",
+                 lambda f: f.timeline_worst_reads is False and len(f.timeline_early) > 0),
+    "handoff": ("the hops ran as dependent launches, every chain ended in order, and the barrier was slower in "
+                "every round at every count",
+                lambda f: f.handoff_pdl and f.handoff_ordered and f.barrier_always_slower),
+    "anchors": ("the published steps ran on this GPU; synchronised, the fastest step is level with the fastest "
+                "published one and ahead of the other, back to back ahead of both, over more than one run; the "
+                "published model has fewer layers",
+                lambda f: f.anchors_same_gpu and f.sync_vs_fast == "level" and f.sync_vs_slow == "ahead"
+                and f.loop_vs_fast == "ahead" and f.loop_vs_slow == "ahead" and f.anchor_runs > 1
+                and f.anchor_fewer_layers),
+    "findings": ("what the list of findings states: both top savings cut kernels, each kernel removed cost more "
+                 "than its hand-off, the matvec beat cuBLAS with both profiles complete, the plain step idled, "
+                 "attention's time is not its bytes, PDL was faster with the same kernels, retuning helped it, the "
+                 "matvecs and the rest cover what is missing, back to back is faster, the graph alone is faster than "
+                 "its loop with no argmax outside, the step without waits is still over the goal, and the fastest "
+                 "step is level with the fastest published one",
+                 lambda f: f.top_cut_kernels and f.per_kernel_ratio > MORE_THAN_HANDOFF and f.matvec_saved_ms > 0
+                 and f.matvec_profiled_all and not f.plain_busy_over and f.attention_not_bytes and f.pdl_used
+                 and f.pdl_saved_ms > 0 and f.pdl_same_kernels and f.retune_pdl_cut > 0
+                 and f.owners_ms > f.goal_over_ms and f.round_trip_ms > 0 and f.alone_outside_ms > 0
+                 and not f.alone_has_argmax and f.no_wait_step_ms > f.goal_ms and f.sync_vs_fast == "level"),
+}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import re
 import statistics
+from pathlib import Path
 from typing import Any
 
 from kernelbook.chapters.decode_far import anchors
@@ -379,3 +380,193 @@ def breakdown(data: dict[str, Any], name: str) -> dict[str, float] | None:
             "busy_over_ms": max(0.0, s["busy_ms"] - gpu_ms),
             "host_ms": max(0.0, s["step_ms"] - gpu_ms),
             "attention_launches": sum(k["count"] for k in rows if "attention" in k["name"])}
+
+
+# ---- across runs: the page's tables under the site's one rule ------------------------------------------------------
+# Every figure a table shows is the median over the fresh runs of the current code of each run's figure
+# (kernelbook.factbook); a column derived from others is computed again from the medians in its row. `runs` is every
+# such run's data, oldest first (kernelbook.across.datas); the words, configs, checks and verdicts are the newest's.
+
+def _numeric(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _median(values: list[Any]) -> Any:
+    return statistics.median_low(values) if all(isinstance(v, int) for v in values) else statistics.median(values)
+
+
+def median_rows(per_run: list[list[dict[str, Any]]], key: Any) -> list[dict[str, Any]]:
+    """Rows of the same table from each run (oldest first), matched by key(row): the newest run's rows in its order,
+    each numeric figure replaced by its median over the runs that have the row (ints by the lower median); everything
+    else, and a figure some run lacks (None), the newest run's."""
+    newest = per_run[-1]
+    out = []
+    for row in newest:
+        same = [x for rows in per_run for x in rows if key(x) == key(row)]
+        m = dict(row)
+        for k, v in row.items():
+            vals = [x.get(k) for x in same]
+            if _numeric(v) and all(_numeric(x) for x in vals):
+                m[k] = _median(vals)
+        out.append(m)
+    return out
+
+
+def median_of(runs: list[dict[str, Any]], get: Any) -> float:
+    """The median over the runs of get(run data)."""
+    return _median([get(d) for d in runs])
+
+
+def median_summaries(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """summaries() over every run: each variant's figures the median over the runs that timed it, with tokens/s and
+    the share of the floor (the median floor over the runs) computed again from the medians."""
+    per = [list(summaries(d).values()) for d in runs]
+    floor = median_of(runs, lambda d: d["floor_ms"])
+    out = {}
+    for s in median_rows(per, lambda x: x["name"]):
+        s.update(tok_s=1e3 / s["step_ms"], floor_share=floor / s["step_ms"],
+                 loop_floor_share=None if s["loop_ms"] is None else floor / s["loop_ms"],
+                 overlapped=s["busy_ms"] > s["step_ms"])
+        out[s["name"]] = s
+    return out
+
+
+def median_waterfall(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """waterfall() over every run: each variant's medians, and what it saved against the row above computed from
+    the two rows' medians (so that the column reads as the step times beside it subtract)."""
+    rows, prev = [], None
+    for s in median_summaries(runs).values():
+        saved = None if prev is None else prev["step_ms"] - s["step_ms"]
+        rows.append({**s, "prev": None if prev is None else prev["name"], "saved_ms": saved,
+                     "saved_share": None if prev is None else saved / prev["step_ms"]})
+        prev = s
+    return rows
+
+
+def median_kernel_rows(runs: list[dict[str, Any]], name: str, against: str | None = None) -> list[dict[str, Any]]:
+    """kernel_rows() over every run that profiled `name`: each kernel's launches and µs the median over the runs,
+    µs per launch from those medians."""
+    per = [kernel_rows(d, name, against) for d in runs]
+    per = [p for p in per if p]
+    if not per:
+        return []
+    rows = median_rows(per, lambda x: x["name"])
+    for k in rows:
+        k["us_per_launch"] = k["us"] / k["count"] if k["count"] else None
+    return rows
+
+
+def median_handoff_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """handoff_rows() over every run: µs per hop and their spreads the median over the runs of each run's figure;
+    in order and barrier slower only where every run says so."""
+    per = [p for d in runs if (p := handoff_rows(d))]
+    if not per:
+        return []
+    rows = median_rows(per, lambda x: x["programs"])
+    for r in rows:
+        same = [x for p in per for x in p if x["programs"] == r["programs"]]
+        r["ordered"] = all(x["ordered"] for x in same)
+        r["barrier_slower"] = all(x["barrier_slower"] for x in same)
+    return rows
+
+
+def median_tuning_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """tuning_rows() over every run: µs per launch and the slowest candidate's the median over the runs; GB/s and
+    the share of the copy (the median copy bandwidth) computed from them; the configs the newest run's."""
+    copy = median_of(runs, lambda d: d["copy"]["gbps"])
+    rows = median_rows([tuning_rows(d) for d in runs], lambda x: x["site"])
+    for t in rows:
+        if t["bytes"]:
+            t["gbps"] = t["bytes"] / (t["us"] * 1e3)
+        t["share_of_copy"] = t["gbps"] / copy
+    return rows
+
+
+def median_in_step_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """in_step_rows() over every run: µs per step with each config the median over the runs; configs the newest's,
+    with `agree`: whether every run chose the same config in the step (where not, the µs mix runs' choices)."""
+    per = [in_step_rows(d) for d in runs]
+    rows = median_rows(per, lambda x: (x["step"], x["site"]))
+    for r in rows:
+        key = (r["step"], r["site"])
+        r["agree"] = all(x["best"] == r["best"] for p in per for x in p if (x["step"], x["site"]) == key)
+    return rows
+
+
+def median_launch_cost_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """launch_cost_rows() over every run: each call's cost the median over the runs; its bytes at the median copy
+    bandwidth and that over the cost computed from them."""
+    per = [p for d in runs if (p := launch_cost_rows(d))]
+    if not per:
+        return []
+    copy = median_of(runs, lambda d: d["copy"]["gbps"])
+    rows = median_rows(per, lambda x: x["call"])
+    for x in rows:
+        x["copy_us"] = x["bytes"] / (copy * 1e3)
+        x["total_us"] = x["us"] * x["count"]
+        x["share"] = x["copy_us"] / x["us"] if x["bytes"] and x["us"] > 0 else None
+    return rows
+
+
+def median_layer_fit(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """layer_fit() over every run: each layer count's µs and spread the median over the runs of each run's figure,
+    and the line fitted again through those medians (so that on and off the line read from the row)."""
+    fits = [f for d in runs if (f := layer_fit(d))]
+    if not fits:
+        return None
+    rows = median_rows([f["rows"] for f in fits], lambda x: x["layers"])
+    per_layer, once = statistics.linear_regression([r["layers"] for r in rows], [r["us"] for r in rows])
+    for r in rows:
+        r["line_us"] = once + per_layer * r["layers"]
+    return {**fits[-1], "rows": rows, "per_layer_us": per_layer, "once_us": once,
+            "off_line_us": max(abs(r["us"] - r["line_us"]) for r in rows)}
+
+
+def median_timeline_rows(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """timeline_rows() over every run: each launch's start, end, spread and step after the one before the median over
+    the runs; its bytes at the median copy bandwidth, and the difference, computed from them."""
+    ts = [t for d in runs if (t := timeline_rows(d))]
+    if not ts:
+        return None
+    copy = median_of(runs, lambda d: d["copy"]["gbps"])
+    rows = median_rows([t["rows"] for t in ts], lambda x: x["launch"])
+    for x in rows:
+        x["copy_us"] = None if x["bytes"] is None else x["bytes"] / (copy * 1e3)
+        x["over_us"] = None if x["copy_us"] is None else x["after_us"] - x["copy_us"]
+    return {**ts[-1], "rows": rows, "period_us": _median([t["period_us"] for t in ts]),
+            "period_spread_us": _median([t["period_spread_us"] for t in ts])}
+
+
+def median_anchor_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """anchor_rows() over every run: this page's µs a step the median over the runs of each run's median, TB/s and
+    the share of the copy (the median copy bandwidth) from it; the rounds' TB/s from the slowest round of any run to
+    the fastest of any run. The published rows are single figures."""
+    per = [anchor_rows(d) for d in runs]
+    copy_tbps = median_of(runs, lambda d: d["copy"]["gbps"]) / 1e3
+    rows = median_rows(per, lambda x: (x["who"], x["kind"]))
+    for x in rows:
+        same = [y for p in per for y in p if (y["who"], y["kind"]) == (x["who"], x["kind"])]
+        x["tbps"] = x["weight_gb"] * 1e9 / x["step_us"] / 1e6
+        x["copy_share"] = x["tbps"] / copy_tbps
+        if x["tbps_low"] is not None:
+            x["tbps_low"] = min(y["tbps_low"] for y in same)
+            x["tbps_high"] = max(y["tbps_high"] for y in same)
+    return rows
+
+
+_KERNELS = Path(__file__).resolve().parents[2] / "kernels"  # this book's kernels (src/kernelbook/kernels)
+
+
+def gluon_kernels() -> frozenset[str]:
+    """The kernels of this book written in Gluon (`@gluon.jit` over their `def`), read from their sources."""
+    found = set()
+    for f in sorted(_KERNELS.glob("*.py")):
+        found.update(re.findall(r"@gluon\.jit(?:\([^)]*\))?\s*\ndef (\w+)", f.read_text()))
+    return frozenset(found)
+
+
+def written(name: str) -> str:
+    """Who wrote a kernel of a profile, and in what: this book in Gluon or Triton, or PyTorch and the driver."""
+    if not OURS.fullmatch(name):
+        return "PyTorch / driver"
+    return "here, Gluon" if name in gluon_kernels() else "here, Triton"

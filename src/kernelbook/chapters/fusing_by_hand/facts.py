@@ -7,8 +7,8 @@ the current code of fusing_by_hand.versions (kernelbook.across), each with its l
 those lie further apart than the widest run's own spread (`*_runs_vary`); the verdicts read the newest run round by
 round, as the claims ledger reads each run.
 
-No sentence is written here: the page's Markdown reads these fields (`{{ f.norm_speedup | times }}`) and branches
-on the booleans and verdicts (`{% if f.h_exact %}`).
+No sentence is written here: the page's Markdown reads these fields (`{{ f.norm_speedup }}`, in the text FORMATS
+gives each) and names above each paragraph the GUARDS it rests on.
 """
 
 from __future__ import annotations
@@ -85,6 +85,8 @@ class Facts:
     tie_limit: float  # the article's "tie": within this share of each other
     compiled_norm_diff: float  # compiled time over Triton's, minus 1 (add + RMSNorm)
     compiled_swiglu_diff: float
+    compiled_norm_ratio: float  # compiled time over Triton's (add + RMSNorm): 1 + compiled_norm_diff
+    compiled_swiglu_ratio: float
     compiled_norm_versus: Versus
     compiled_swiglu_versus: Versus
     compile_norm_s: float
@@ -211,6 +213,7 @@ def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versio
         rms_norm_kernels=v[("add_rmsnorm", "rms_norm")]["kernels"],
         rms_norm_speedup=v[("add_rmsnorm", "rms_norm")]["speedup"],
         tie_limit=limit, compiled_norm_diff=diff["add_rmsnorm"], compiled_swiglu_diff=diff["swiglu"],
+        compiled_norm_ratio=1 + diff["add_rmsnorm"], compiled_swiglu_ratio=1 + diff["swiglu"],
         compiled_norm_versus=_versus(diff["add_rmsnorm"], limit),
         compiled_swiglu_versus=_versus(diff["swiglu"], limit),
         compile_norm_s=versions["compile_s"]["add_rmsnorm"], compile_swiglu_s=versions["compile_s"]["swiglu"],
@@ -249,3 +252,58 @@ def facts(machine: str | None = None) -> Facts:
                      across.datas("fusing_by_hand.versions", machine))
     return replace(f, ties_norm_verdict=ledger.verdict_of("compiled-ties-norm", machine),
                    ties_swiglu_verdict=ledger.verdict_of("compiled-ties-swiglu", machine))
+
+
+FORMATS = {  # how each figure reads on every page (kernelbook.macros)
+    "rows": "num:0", "hidden": "num:0", "rounds": "num:0", "round_s": "num:1", "bound_pct": "num:1",
+    "min_rounds": "num:0", "cap_s": "num:0", "noisy_count": "num:0", "noisiest_pct": "num:1",
+    "compiled_norm_noise": "num:1", "compiled_swiglu_noise": "num:1", "triton_noise_high": "num:1",
+    "versions_runs": "num:0",
+    "norm_eager_ms": "num:3", "norm_eager_ms_low": "num:3", "norm_eager_ms_high": "num:3",
+    "norm_triton_ms": "num:3", "norm_triton_ms_low": "num:3", "norm_triton_ms_high": "num:3",
+    "norm_speedup": "times:1", "norm_speedup_low": "times:1", "norm_speedup_high": "times:1",
+    "swiglu_cut": "pct:0", "swiglu_cut_low": "pct:0", "swiglu_cut_high": "pct:0",
+    "norm_bytes_ratio": "num:1", "laptop_norm_speedup": "times:1", "laptop_swiglu_cut": "pct:0",
+    "rms_norm_kernels": "num:0", "rms_norm_speedup": "times:1", "tie_limit": "pct:1",
+    "compiled_norm_ratio": "times:3", "compiled_swiglu_ratio": "times:3",
+    "compiled_norm_diff": "pct:1", "compiled_swiglu_diff": "pct:1",  # signed: negative where compiled is faster
+    "compile_norm_s": "num:1", "compile_swiglu_s": "num:1",
+    "copy_gbps": "num:0", "gbps_low": "num:0", "gbps_high": "num:0", "share_low": "pct:0", "share_high": "pct:0",
+    "near_copy": "pct:0", "versions_counted": "num:0", "slow_versions": "num:0",
+    "norm_eager_share": "pct:0", "norm_triton_share": "pct:0",
+    "intensity_high": "num:2", "ridge": "num:0", "ridge_over_intensity": "num:0",
+    "laptop_gbps_low": "num:0", "laptop_gbps_high": "num:0",
+    "y_max_steps": "num:0", "y_max_abs": "num:4", "y_step_at_max": "num:4", "y_differ": "num:0",
+    "y_elements": "num:0", "swiglu_max_steps": "num:0", "compiled_y_steps": "num:0", "compiled_swiglu_steps": "num:0",
+    "laptop_y_max_steps": "num:0", "laptop_y_max_abs": "num:3",
+}
+
+
+def derive(f: Facts) -> dict[str, float]:
+    """The speedup the page prints beside its two times, from the medians shown."""
+    return {"norm_speedup": f.norm_eager_ms / f.norm_triton_ms}
+
+
+DERIVED_FROM = {"norm_speedup": ("norm_eager_ms", "norm_triton_ms")}
+
+GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
+    "norm_fused_faster": ("the hand-written add + RMSNorm beats the Qwen2 code in every round",
+                          lambda f: f.norm_fused_versus == "faster"),
+    "swiglu_fused_faster": ("the fused SwiGLU beats eager's in every round",
+                            lambda f: f.swiglu_fused_versus == "faster"),
+    "h_exact": ("the new residual h is bit-identical to eager's at every shape", lambda f: f.h_exact),
+    "y_past_one_step": ("the normalised y is more than one bf16 step from eager's somewhere",
+                        lambda f: f.y_max_steps > 1),
+    "laptop_closer": ("the laptop's h was bit for bit and its y closer to eager than here",
+                      lambda f: f.laptop_h_exact and f.y_max_steps > f.laptop_y_max_steps),
+    "swiglu_exact": ("the fused SwiGLU is bit-identical to eager's at every shape", lambda f: f.swiglu_max_steps == 0),
+    "compiled_differs": ("torch.compile's outputs are not eager's bit for bit", lambda f: f.compiled_differs),
+    "rounds_capped": ("the rounds stopped at the cap with more than one version still noisy",
+                      lambda f: not f.all_quiet and f.noisy_count > 1),
+    "far_below_ridge": (f"the most arithmetic-heavy version sits at least {FAR_BELOW} times below the ridge",
+                        lambda f: f.ridge_over_intensity >= FAR_BELOW),
+    "some_below_copy": (f"some version moved its bytes at less than {NEAR_COPY:.0%} of the copy's speed",
+                        lambda f: f.slow_versions > 0),
+    "compiled_noisiest": ("both torch.compile versions stayed noisy, noisier than every other version",
+                          lambda f: not f.compiled_quiet and f.compiled_noisiest),
+}

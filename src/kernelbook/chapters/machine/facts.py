@@ -7,8 +7,9 @@ time) are the median across every stored run of the current code of machine.ceil
 its lowest and highest run and whether those lie further apart than the widest run's own spread (`*_runs_vary`);
 the verdicts read the newest run's samples.
 
-No sentence is written here: the page's Markdown reads these fields (`{{ f.ridge | num(0) }}`) and branches on the
-booleans and verdicts (`{% if f.host_bound %}`).
+No sentence is written here: the page's Markdown reads these fields (`{{ f.ridge }}`, in the text FORMATS gives
+each) and names above each paragraph the GUARDS it rests on. This chapter is the one source of the machine's
+quantities (copy bandwidth, matmul rate, launch costs): other pages read them as `facts("machine").<field>`.
 """
 
 from __future__ import annotations
@@ -247,3 +248,58 @@ def facts(machine: str | None = None) -> Facts:
     return from_data(r.data, page.result("machine.ceilings", LAPTOP).data,
                      page.result("memory_bound.eager_bytes", machine).data, page.machine_label(r),
                      r.provenance["sm_count"], r.provenance.get("l2_bytes"), across.datas("machine.ceilings", machine))
+
+
+FORMATS = {  # how each figure reads on every page (kernelbook.macros); other pages read the machine's quantities
+    # as `facts("machine").<field>`, so these names and texts stay put
+    "copy_gbps": "num:0", "copy_gbps_low": "num:0", "copy_gbps_high": "num:0",
+    "copy_tbps": "num:2", "copy_tbps_low": "num:2", "copy_tbps_high": "num:2",
+    "matmul_tflops": "num:0", "matmul_tflops_low": "num:0", "matmul_tflops_high": "num:0",
+    "ridge": "num:0",
+    "eager_us": "num:1", "eager_us_low": "num:1", "eager_us_high": "num:1",
+    "graph_us": "num:2", "graph_us_low": "num:2", "graph_us_high": "num:2",
+    "launch_speedup": "times:1", "launch_speedup_low": "times:1", "launch_speedup_high": "times:1",
+    "host_us": "num:1", "host_us_low": "num:1", "host_us_high": "num:1", "host_middle": "pct:0",
+    "sm_count": "num:0", "l2_mib": "num:0", "copy_gib": "num:0", "copy_over_l2": "num:0", "matmul_n": "num:0",
+    "bound_pct": "num:1", "min_samples": "num:0", "cap_s": "num:0", "max_samples": "num:0",
+    "matmul_samples": "num:0", "matmul_noise": "num:1", "launches": "num:0", "eager_samples": "num:0",
+    "graph_samples": "num:0", "host_samples": "num:0", "eager_noise": "num:1", "graph_noise": "num:1",
+    "host_noise": "num:1",
+    "copy_vs_laptop": "num:0", "tflops_vs_laptop": "num:0", "laptop_ridge": "num:0",
+    "laptop_ridge_published": "num:0", "laptop_tflops": "num:1", "laptop_dram_gbps": "num:1",
+    "laptop_copy_gbps": "num:0", "laptop_host_us": "num:1", "laptop_graph_low": "num:0", "laptop_graph_high": "num:0",
+    "swiglu_flop_per_elem": "num:0", "swiglu_bytes_per_elem": "num:0", "swiglu_flop_per_byte": "num:2",
+    "ridge_over_swiglu": "num:0",
+}
+
+
+def derive(f: Facts) -> dict[str, float]:
+    """The ratios the page prints beside their figures, from the medians shown. (The ridge stays the median of each
+    run's own ratio, as the table, the roofline and the memory-bound page read it.)"""
+    return {"copy_vs_laptop": f.copy_gbps / f.laptop_copy_gbps, "tflops_vs_laptop": f.matmul_tflops / f.laptop_tflops}
+
+
+DERIVED_FROM = {"copy_vs_laptop": ("copy_gbps", "laptop_copy_gbps"),
+                "tflops_vs_laptop": ("matmul_tflops", "laptop_tflops")}
+
+GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
+    "ridge_above_laptop": ("the ridge (matmul over copy) lies further right than the laptop's",
+                           lambda f: f.ridge > f.laptop_ridge),
+    "copy_exceeds_l2": ("the copied tensor is larger than the L2 cache",
+                        lambda f: f.copy_over_l2 is not None and f.copy_over_l2 > 1),
+    "passes_quiet": ("the copy, the read-only and the write-only passes all settled", lambda f: f.bw_quiet),
+    "matmul_noisy": ("the matmul's samples were still noisy at the cap", lambda f: not f.matmul_quiet),
+    "swiglu_far_below_ridge": (f"fused SwiGLU sits at least {FAR_BELOW} times below the ridge",
+                               lambda f: f.ridge_over_swiglu >= FAR_BELOW),
+    "launches_noisy": ("the eager loop, the graph replay and the host timing all stayed noisy",
+                       lambda f: f.launch_all_noisy),
+    "host_bound": ("the host takes longer to enqueue a launch than the GPU takes to run one from a graph",
+                   lambda f: f.host_bound),
+    "eager_paced_by_host": ("the eager loop's GPU time per launch is the host's enqueue time, to within the two "
+                            "timings' noise added together",
+                            lambda f: abs(f.eager_us - f.host_us) <= f.host_us * (f.eager_noise + f.host_noise) / 100),
+    "host_as_laptop": ("the laptop's host time lies inside the middle of this machine's host samples",
+                       lambda f: f.host_us_low <= f.laptop_host_us <= f.host_us_high),
+    "graph_gain_below_laptop": ("the graph speedup is below the laptop's range",
+                                lambda f: f.launch_speedup < f.laptop_graph_low),
+}

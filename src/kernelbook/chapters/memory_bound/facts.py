@@ -6,7 +6,8 @@ The prediction is a chain's (or a kernel's) bytes over the copy bandwidth measur
 clock agrees is decided here, within BAND, for each chain and for each kernel that streams the whole tensor; the
 summary pages can read the same verdicts (`bytes_predict_time`, `norm_within_band`, `every_kernel_within_band`).
 
-No sentence is written here: the page's Markdown reads these fields and branches on the booleans and verdicts.
+No sentence is written here: the page's Markdown reads these fields (`{{ f.norm_bytes }}`, in the text FORMATS
+gives each) and names above each paragraph the GUARDS it rests on.
 """
 
 from __future__ import annotations
@@ -217,3 +218,64 @@ def facts(machine: str | None = None) -> Facts:
                      page.result("machine.ceilings", LAPTOP).data,
                      page.result("fusing_by_hand.versions", LAPTOP).data, page.machine_label(r),
                      r.provenance.get("versions", {}).get("transformers", "?"))
+
+
+FORMATS = {  # how each figure reads on every page (kernelbook.macros)
+    "norm_kernels": "num:0", "norm_bytes": "num:1", "norm_fused_bytes": "num:1", "norm_bytes_ratio": "num:1",
+    "laptop_norm_kernels": "num:0", "laptop_norm_bytes": "num:0", "laptop_norm_fused_bytes": "num:0",
+    "swiglu_kernels": "num:0", "swiglu_bytes": "num:0", "swiglu_fused_bytes": "num:0",
+    "laptop_swiglu_kernels": "num:0", "laptop_swiglu_bytes": "num:0", "laptop_swiglu_fused_bytes": "num:0",
+    "swiglu_flop_per_elem": "num:0", "laptop_ridge": "num:0", "laptop_ridge_published": "num:0",
+    "ridge_over_intensity": "num:0", "laptop_ridge_over_intensity": "num:0",
+    "rows": "num:0", "hidden": "num:0", "profile_calls": "num:0", "copy_gbps": "num:0", "copy_gib_each_way": "num:0",
+    "copy_noise": "pct:2", "copy_samples": "num:0", "chain_rounds": "num:0", "band": "pct:0",
+    "norm_measured_ms": "num:3", "norm_predicted_ms": "num:3", "norm_over_predicted": "times:2",
+    "swiglu_measured_ms": "num:3", "swiglu_predicted_ms": "num:3", "swiglu_over_predicted": "times:2",
+    "norm_share_of_copy": "pct:1", "swiglu_share_of_copy": "pct:1",
+    "laptop_norm_predicted_ms": "num:1", "laptop_norm_measured_ms": "num:1", "laptop_bandwidth": "num:0",
+    "norm_streaming": "num:0", "norm_streaming_within": "num:0", "norm_streaming_over_predicted": "times:2",
+    "norm_worst_index": "num:0", "norm_worst_over_predicted": "times:2", "swiglu_streaming": "num:0",
+    "swiglu_streaming_over_predicted": "times:2", "swiglu_streaming_within": "num:0", "kernels_outside_band": "num:0",
+    "kernels_streaming": "num:0", "norm_tiny": "num:0", "norm_tiny_us": "num:1", "norm_fused_predicted_ms": "num:3",
+    "laptop_norm_fused_predicted_ms": "num:2",
+}
+
+
+def derive(f: Facts) -> dict[str, float]:
+    """The ratios the page prints beside their figures, from the medians shown."""
+    return {"norm_bytes_ratio": f.norm_bytes / f.norm_fused_bytes,
+            "norm_over_predicted": f.norm_measured_ms / f.norm_predicted_ms,
+            "swiglu_over_predicted": f.swiglu_measured_ms / f.swiglu_predicted_ms,
+            # bytes over the measured time as a share of the copy's rate: the predicted time over the measured
+            "norm_share_of_copy": f.norm_predicted_ms / f.norm_measured_ms,
+            "swiglu_share_of_copy": f.swiglu_predicted_ms / f.swiglu_measured_ms}
+
+
+DERIVED_FROM = {"norm_bytes_ratio": ("norm_bytes", "norm_fused_bytes"),
+                "norm_over_predicted": ("norm_measured_ms", "norm_predicted_ms"),
+                "swiglu_over_predicted": ("swiglu_measured_ms", "swiglu_predicted_ms"),
+                "norm_share_of_copy": ("norm_predicted_ms", "norm_measured_ms"),
+                "swiglu_share_of_copy": ("swiglu_predicted_ms", "swiglu_measured_ms")}
+
+
+def _outside(ratio: float, band: float) -> bool:
+    return abs(ratio - 1) > band
+
+
+GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
+    "norm_as_laptop": ("add + RMSNorm runs as many kernels, moving as many bytes, as on the article's laptop",
+                       lambda f: f.norm_as_laptop),
+    "swiglu_as_laptop": ("SwiGLU runs as many kernels, moving as many bytes, as on the article's laptop",
+                         lambda f: f.swiglu_as_laptop),
+    "bytes_miss_time": ("a chain's time lies further than the band from its bytes over the copy bandwidth",
+                        lambda f: _outside(f.norm_over_predicted, f.band) or _outside(f.swiglu_over_predicted, f.band)),
+    "far_below_ridge": ("fused SwiGLU sits far below the ridge on both machines",
+                        lambda f: min(f.ridge_over_intensity, f.laptop_ridge_over_intensity) >= f.far_below),
+    "laptop_within_band": ("the laptop's measured chain lies within the band of its prediction",
+                           lambda f: not _outside(f.laptop_norm_over_predicted, f.band)),
+    "only_vectorized_keep_pace": ("some add + RMSNorm kernels keep the copy's pace, exactly the vectorized ones",
+                                  lambda f: f.norm_only_vectorized_keep_pace and f.norm_streaming_within > 0),
+    "not_every_kernel_within": ("some kernel that streams the tensor lands outside the band of its bytes' time",
+                                lambda f: f.kernels_outside_band > 0),
+    "norm_has_tiny": ("add + RMSNorm runs kernels that touch one value per row", lambda f: f.norm_tiny > 0),
+}

@@ -3,7 +3,8 @@ graph pools, and why engines capture decode and not prefill, from allocator.grap
 machine.ceilings and decode.six_ways on one machine, with the article's RTX 4060 Laptop figures beside them; and
 whether the speed-of-light runs (speed_of_light.add_rmsnorm, .swiglu) had Liger-Kernel to race.
 
-No sentence is written here: the page's Markdown reads these fields and branches on the booleans.
+No sentence is written here: the page's Markdown reads these fields (`{{ f.shared_mib }}`, in the text FORMATS
+gives each) and names above each paragraph the GUARDS it rests on.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Facts:
     capture_max: int
     capture_first: tuple[int, ...]
     capture_last: tuple[int, ...]
+    capture_shown: str  # the list as the page writes it: '1, 2, 4, 8, 16, 24, …, 480, 496, 512'
     stand_in_layers: int
     stand_in_hidden: int
     stand_in_inter: int
@@ -52,6 +54,23 @@ class Facts:
     liger_raced: bool  # both speed-of-light runs timed Liger-Kernel's kernels beside this site's
 
 
+FORMATS = {  # how each measured figure reads on the page (kernelbook.macros); counts read as integers
+    "capture_max": "num:0", "private_mib": "num:0", "shared_mib": "num:0",
+    "prefill_kernel_us_low": "num:0", "prefill_kernel_us_high": "num:0", "prefill_gpu_us": "num:0",
+    "prefill_host_us": "num:0", "launch_us": "num:1", "prefill_saved_share": "pct:1",
+    "laptop_kernel_ms_low": "num:1", "laptop_kernel_ms_high": "num:1", "laptop_launch_us": "num:1",
+    "laptop_saved_share": "pct:0",
+}
+
+GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
+    "host_bound": ("at prefill, eager PyTorch took longer to issue the MLP half than the GPU took to run it",
+                   lambda f: f.prefill_host_us > f.prefill_gpu_us),
+    "fusion_saves": ("compiling the MLP half took GPU time off it at prefill", lambda f: f.prefill_saved_share > 0),
+    "liger_raced": ("both speed-of-light runs timed Liger-Kernel's kernels beside this site's",
+                    lambda f: f.liger_raced),
+}
+
+
 def from_data(graph_pools: dict[str, Any], mlp_profile: dict[str, Any], ceilings: dict[str, Any],
               six_ways: dict[str, Any], laptop_profile: dict[str, Any], laptop_ceilings: dict[str, Any],
               speed_of_light: tuple[dict[str, Any], ...], gpu: str) -> Facts:
@@ -64,7 +83,9 @@ def from_data(graph_pools: dict[str, Any], mlp_profile: dict[str, Any], ceilings
     saved = big["saved_us"] / big["eager"]["busy_us"]
     return Facts(
         gpu=gpu, capture_count=len(sizes), capture_max=max(sizes), capture_first=tuple(sizes[:first]),
-        capture_last=tuple(sizes[-last:]), stand_in_layers=graph_pools["layers"],
+        capture_last=tuple(sizes[-last:]),
+        capture_shown=", ".join(f"{n:,}" for n in sizes[:first]) + ", …, " + ", ".join(f"{n:,}" for n in sizes[-last:]),
+        stand_in_layers=graph_pools["layers"],
         stand_in_hidden=graph_pools["hidden"], stand_in_inter=graph_pools["inter"],
         private_mib=(graph_pools["separate_reserved"][-1] - graph_pools["base_reserved"]) / MiB,
         shared_mib=(graph_pools["shared_reserved"][-1] - graph_pools["base_reserved_shared"]) / MiB,

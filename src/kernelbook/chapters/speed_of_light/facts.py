@@ -17,16 +17,26 @@ the rival, round by round, gives the same bootstrap interval as the placements, 
 the goal's share only if every round is, under it only if no round is, and else noisy. A shape whose share or
 standing is noisy, and nothing decidedly misses, has the goal *noisy* there: neither met nor missed.
 
-No sentence is written here: the page's Markdown reads these fields and branches on the booleans and verdicts.
+The shares of the copy the page quotes, and the figures built from them (MERGED), are read as its tables show them:
+from `merged`, each version's median time at each shape over the runs of the current code, a share being the
+copy's median time over the version's. So a range in a sentence is the lowest and highest cell of its table, and
+derive hands them to kernelbook.factbook as they are, with their hover text. The verdicts and words stay the newest
+run's and the counts become medians over the runs, as the factbook's one rule has them; a table column that shows
+one run (a configuration, a goal mark) says it is the newest run's.
+
+No sentence is written here: the page's Markdown reads these fields (lists of names come joined as words), and
+GUARDS below names what its paragraphs take the data to decide; each is driven both ways in
+tests/test_facts_speed_of_light.py.
 """
 
 from __future__ import annotations
 
+import copy
 import statistics
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kernelbook import page
+from kernelbook import across, page
 from kernelbook.stats import CONFIDENCE, paired
 
 GOAL_SHARE = 0.98  # the issue's goal, not a measurement
@@ -157,6 +167,42 @@ def programs_per_sm(regs: int, warps: int, threads_per_sm: int) -> int:
     return min(threads_per_sm // (32 * warps), REGS_PER_SM // (per_warp * warps))
 
 
+def merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One experiment's runs of the current code (oldest first) as the tables and the share figures read them: the
+    newest run's data, with each timed version's time at each shape (and each finalist's, speed_of_light.designs)
+    replaced by its median over the runs that timed it there, and its GB/s and share of the copy computed again
+    from those medians, so that a row's share is its copy time over its kernel time as the row shows them. The
+    rounds, noise, configurations and verdicts stay the newest run's. One run: its data as stored."""
+    if len(runs) == 1:
+        return runs[0]
+    out = copy.deepcopy(runs[-1])
+    for s in out["shapes"]:
+        same = [t for d in runs for t in d["shapes"] if (t["rows"], t["hidden"]) == (s["rows"], s["hidden"])]
+        _median_times(s["versions"], [t["versions"] for t in same], nbytes=s.get("bytes"))
+        for design, configs in s.get("finalist_rounds", {}).items():
+            _median_times(configs, [t.get("finalist_rounds", {}).get(design, {}) for t in same])
+    out["runs"] = len(runs)
+    return out
+
+
+def _median_times(versions: dict[str, Any], each: list[dict[str, Any]], nbytes: int | None = None) -> None:
+    """versions[k]["ms"] -> its median over each run's versions[k]; GB/s (nbytes moved) and the share of the copy
+    among the versions follow it."""
+    for k, v in versions.items():
+        times = [x["ms"] for e in each if "ms" in (x := e.get(k, {}))]
+        if "ms" not in v or not times:
+            continue
+        ms = statistics.median(times)
+        if "gbps" in v:  # from the bytes moved, where the shape stores them (else the run's GB/s, rescaled)
+            v["gbps"] = nbytes / ms / 1e6 if nbytes else v["gbps"] * v["ms"] / ms
+        v["ms"] = v["median"] = ms
+        v["runs"] = len(times)
+    base = versions.get("copy", {}).get("ms")
+    for v in versions.values():
+        if "ms" in v and base is not None and "share_of_copy" in v:
+            v["share_of_copy"] = base / v["ms"]
+
+
 # ---- the page's facts ---------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -173,6 +219,18 @@ class Under:
     shape: str
     share: float
     kib: int
+    noisy: bool = False
+
+
+@dataclass(frozen=True)
+class Open:
+    """The first large add + RMSNorm shape where ours is not decidedly at the goal's share (under it, or noisy
+    about it): its share there, and the KiB of each tensor one program of ours and of the fastest copy held. Empty
+    where there is none. A record, so the page reads the newest run's figures of that one shape."""
+    shape: str = ""
+    share: float = 0.0
+    kib: int = 0
+    copy_kib: int = 0
     noisy: bool = False
 
 
@@ -268,6 +326,8 @@ class Facts:
     rerun_shape: str  # where they differ most
     rerun_points: float
     rerun_higher: bool  # higher here than there
+    rerun_here: float  # the row kernel's share there, in the designs table (medians over the runs, merged)
+    rerun_main: float  # ... and ours' share there in the add + RMSNorm table
     warp_not_run: bool  # some width where a row cannot fit in one warp's registers
     warp_not_run_width: int
     warp_elements_per_thread: int
@@ -341,6 +401,117 @@ class Facts:
     held_ieee: int  # programs per SM
     held_approx: int
     ieee_holds_fewer: bool
+    # what the page reads as words or flat figures (the lists above, joined; the dicts above, one field a figure)
+    bound_pct: float  # add + RMSNorm's stopping criterion (add_noise), flat so that it takes a FORMATS entry
+    cap_s: float
+    min_rounds: int
+    max_rounds: int
+    add_rivals_text: str  # 'torch.compile, Liger-Kernel and F.rms_norm'
+    add_goal_noisy_text: str  # the shapes where noise left the goal undecided, as words
+    add_open: Open
+    add_open_share: float  # ours' share of the copy at add_open's shape, from the medians over the runs (merged)
+    add_shares: dict[str, float]  # ours' share of the copy by shape ('8,192 × 4,096'), from the medians (merged)
+    row_kernel_low: float  # each design's lowest and highest share of the copy (design_low, design_high)
+    row_kernel_high: float
+    persistent_low: float
+    persistent_high: float
+    split_row_low: float
+    split_row_high: float
+    warp_rows_low: float
+    warp_rows_high: float
+    warp_spill_widths_text: str  # '8,192'
+    swiglu_rivals_text: str  # 'torch.compile and Liger-Kernel'
+    swiglu_noisy_text: str  # what stayed noisy at a large shape: 'torch.compile and Liger-Kernel at 8,192 × 4,096'
+    swiglu_ahead_text: str  # the shapes where ours is ahead of every rival
+    swiglu_level_text: str  # the rivals ours is level with, by shape
+
+
+FORMATS = {  # how each figure of the page reads (kernelbook.macros); shares of the copy read rounded down, | pct_down
+    # shares of the copy round down, so that a share under 98% never prints as 98%
+    "add_share_low": "pct_down:1",
+    "add_share_high": "pct_down:1",
+    "one_row_low": "pct_down:1",
+    "one_row_high": "pct_down:1",
+    "tile_low": "pct_down:1",
+    "tile_high": "pct_down:1",
+    "small_share_low": "pct_down:1",
+    "small_share_high": "pct_down:1",
+    "small_tile_low": "pct_down:1",
+    "small_tile_high": "pct_down:1",
+    "row_kernel_low": "pct_down:1",
+    "row_kernel_high": "pct_down:1",
+    "persistent_low": "pct_down:1",
+    "persistent_high": "pct_down:1",
+    "split_row_low": "pct_down:1",
+    "split_row_high": "pct_down:1",
+    "warp_rows_low": "pct_down:1",
+    "warp_rows_high": "pct_down:1",
+    "warp_fit_share": "pct_down:1",
+    "warp_fit_row_share": "pct_down:1",
+    "warp_spill_share": "pct_down:1",
+    "swiglu_share_low": "pct_down:1",
+    "swiglu_share_high": "pct_down:1",
+    "add_open_share": "pct_down:1",
+    "rerun_here": "pct_down:1",
+    "rerun_main": "pct_down:1",
+    "goal_share": "pct:0", "confidence": "pct:0", "copy_round_spread": "pct:1", "inexact_share": "pct:0",
+    "large_copy_gib": "num:0", "large_copy_gbps": "num:0", "small_own_work_points": "num:0",
+    "one_row_gap_points": "num:1", "tile_margin_points": "num:1", "rerun_points": "num:1",
+    "swiglu_spread_points": "num:1", "bound_pct": "num:1", "cap_s": "num:0",
+    "probe_ours_us": "num:2", "probe_widest_us": "num:2",
+}
+
+GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
+    "add_goal_open": ("ours ahead of every rival at every large add + RMSNorm shape, and the goal missed nowhere and "
+                      "undecided, for a noisy share, only at the shape add_open names",
+                      lambda f: f.add_all_ahead and f.add_ahead == f.add_big and f.add_goal == "noisy"
+                      and f.add_goal_noisy == (f.add_open.shape,) and len(f.add_under) == 1 and f.add_open.noisy),
+    "add_open_programs": ("at that shape a program of ours holds more of each tensor than one of the fastest copy",
+                          lambda f: f.add_open.kib > f.add_open.copy_kib > 0),
+    "one_row_close": ("the one-row kernel reaches NEAR_COPY of the copy at every large shape",
+                      lambda f: f.one_row_close),
+    "tile_never_ahead": ("the tile-sized copy is never TILE_MARGIN or more ahead of the kernel",
+                         lambda f: f.tile_never_ahead),
+    "small_own_work": ("at decode sizes the kernel loses half a point or more beyond the tile-sized copy",
+                       lambda f: f.small_own_work_shows),
+    "add_own_placements": ("every add + RMSNorm round ran on a placement no other round used",
+                           lambda f: f.add_own_placements),
+    "designs": ("every figure of the designs table quiet, and no other design ahead of the row kernel anywhere",
+                lambda f: f.designs_all_quiet and f.designs_none_ahead),
+    "rerun_lower": ("the row kernel's share in the designs run reads lower than in the main run",
+                    lambda f: f.rerun_shows and not f.rerun_higher),
+    "warp_not_run": ("some width leaves no room for a row in one warp's registers", lambda f: f.warp_not_run),
+    "warp_rows": ("where nothing spilled the warp per row's best is behind the row kernel; some width spilled in "
+                  "every configuration; no barrier in the one-warp program, barriers in every wider one",
+                  lambda f: f.warp_fits and f.warp_fit_behind and f.warp_spills and f.one_warp_barrier_free
+                  and f.multi_warp_barriers),
+    "swiglu_noisy_big": ("a SwiGLU figure stayed noisy at a large shape", lambda f: f.swiglu_noisy_big),
+    "swiglu_rounds": ("both divides matched eager at every input, so both were swept; ours and every rival at the "
+                      "goal's share or more at every large shape",
+                      lambda f: f.divides_swept == "both" and f.swiglu_all_near_copy),
+    "swiglu_placed": ("as many placements at every large SwiGLU shape; ours ahead of every rival at some, level with "
+                      "one at others, behind none; the goal met everywhere; ours behind the copy nowhere",
+                      lambda f: not f.placements_vary and f.swiglu_any_ahead and f.swiglu_any_level
+                      and not f.swiglu_any_behind and f.swiglu_goal_met and not f.copy_behind_any),
+    "inexact_compiled": ("torch.compile, level with ours at a shape, differs from eager's output there while ours "
+                         "does not", lambda f: f.inexact_shows and f.inexact_level and f.inexact_compiled),
+    "probe_moves_more": ("placements move ours more than it differs from any rival at the probe shape",
+                         lambda f: f.probe_moves_more),
+    "ieee_occupancy": ("with the IEEE divide an SM holds fewer of the kernel's programs, and ours is ahead of the copy "
+                       "somewhere, each time with the IEEE divide",
+                       lambda f: f.ieee_holds_fewer and f.beat_copy_any and f.beat_copy_all_ieee),
+}
+
+
+def words(names: tuple[str, ...] | list[str]) -> str:
+    """('a', 'b', 'c') -> 'a, b and c'."""
+    names = list(names)
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _at_words(groups: tuple[AtShape, ...]) -> str:
+    """Versions by shape, as words: 'torch.compile and Liger-Kernel at 8,192 × 4,096; F.rms_norm at 1 × 1,536'."""
+    return "; ".join(f"{words(g.names)} at {g.shape}" for g in groups)
 
 
 def _share(shape: dict[str, Any], key: str) -> float | None:
@@ -380,17 +551,21 @@ def noise(data: dict[str, Any]) -> Noise:
                  noisiest_shape=shape_text(at), noisiest_pct=pct)
 
 
-def _add(add: dict[str, Any]) -> dict[str, Any]:
+def _add(add: dict[str, Any], med: dict[str, Any]) -> dict[str, Any]:
     shapes = add["shapes"]
     large = [s for s in shapes if big(s)]
     small = [s for s in shapes if s["small"]]
-    share = [s["versions"][OURS]["share_of_copy"] for s in large]
-    one_row = [_share(s, "one_row") for s in large]
-    tile = [_share(s, "copy_tiled") for s in large]
-    lead, at = max(((t - b, s) for t, b, s in zip(tile, share, large, strict=True)), key=lambda p: p[0])
+    # the shares, from the medians over the runs (merged), as the tables show them; the verdicts from `add`
+    m_large = [s for s in med["shapes"] if big(s)]
+    m_small = [s for s in med["shapes"] if s["small"]]
+    share = [s["versions"][OURS]["share_of_copy"] for s in m_large]
+    one_row = [_share(s, "one_row") for s in m_large]
+    tile = [_share(s, "copy_tiled") for s in m_large]
+    lead, at = max(((t - b, s) for t, b, s in zip(tile, share, m_large, strict=True)), key=lambda p: p[0])
     under = [s for s in large if not at_share(s)]  # under the share, or noisy about it
-    small_share = [s["versions"][OURS]["share_of_copy"] for s in small]
-    small_tile = [_share(s, "copy_tiled") for s in small]
+    small_share = [s["versions"][OURS]["share_of_copy"] for s in m_small]
+    small_tile = [_share(s, "copy_tiled") for s in m_small]
+    med_share = {shape_text(s): s["versions"][OURS]["share_of_copy"] for s in med["shapes"]}
     own_work = max(t - x for t, x in zip(small_tile, small_share, strict=True))  # beyond the tile-sized copy
     copies = [s["versions"]["copy"]["values"] for s in shapes if not s["small"]]
     not_ahead = tuple(AtShape(shape_text(s), tuple(LABELS[o] for o in rivals)) for s in large  # behind or noisy
@@ -402,7 +577,15 @@ def _add(add: dict[str, Any]) -> dict[str, Any]:
     pools = [(s["rounds"].get("placements", s["rounds"]["rounds"]) if "rounds" in s else add["rounds"], s)
              for s in shapes]
     pool_low, pool_at = min(pools, key=lambda p: p[0])
+    first = under[0] if under else None
     return dict(
+        bound_pct=add_noise.bound_pct, cap_s=add_noise.cap_s, min_rounds=add_noise.min_rounds,
+        max_rounds=add_noise.max_rounds, add_goal_noisy_text=words([shape_text(s) for s in large
+                                                                    if goal(s, ADD) == "noisy"]),
+        add_open=Open(shape_text(first), first["versions"][OURS]["share_of_copy"],
+                      first["best_config"][0] * first["hidden"] * 2 // 1024, first["copy_config"][0] * 2 // 1024,
+                      share_verdict(first) == "noisy") if first else Open(),
+        add_open_share=med_share[shape_text(first)] if first else 0.0, add_shares=med_share,
         rounds=add_noise.rounds_low, add_noise=add_noise, add_all_quiet=add_noise.all_quiet,
         add_rounds_vary=add_noise.rounds_high != add_noise.rounds_low, graph_calls=add["graph_calls"],
         finalists=add["finalists"],
@@ -410,7 +593,9 @@ def _add(add: dict[str, Any]) -> dict[str, Any]:
         copy_round_spread=max((max(v) - min(v)) / min(v) for v in copies), add_y_max_steps=max(ours_y),
         add_own_placements=all(n >= (s["rounds"]["rounds"] if "rounds" in s else add["rounds"]) for n, s in pools),
         add_pool_low=pool_low, add_pool_shape=shape_text(pool_at),
-        add_rivals=tuple(LABELS[o] for o in RIVALS[ADD] if any("ms" in s["versions"].get(o, {}) for s in shapes)),
+        add_rivals=(rivals := tuple(LABELS[o] for o in RIVALS[ADD]
+                                    if any("ms" in s["versions"].get(o, {}) for s in shapes))),
+        add_rivals_text=words(rivals),
         add_big=len(large), add_share_low=min(share), add_share_high=max(share),
         add_at_share=sum(at_share(s) for s in large), add_ahead=len(large) - len(not_ahead),
         add_all_ahead=not not_ahead, add_not_ahead=not_ahead, add_met=n_met, add_goal_met=n_met == len(large),
@@ -434,6 +619,7 @@ def _add(add: dict[str, Any]) -> dict[str, Any]:
 
 
 def _designs(designs: dict[str, Any], add: dict[str, Any]) -> dict[str, Any]:
+    """designs and add: the medians over the runs (merged), as the tables show them."""
     shapes = designs["shapes"]
     low = {d: min(x for s in shapes if (x := _share(s, d)) is not None) for d in ("row_kernel", *OTHER_DESIGNS)}
     high = {d: max(x for s in shapes if (x := _share(s, d)) is not None) for d in low}
@@ -457,11 +643,11 @@ def _designs(designs: dict[str, Any], add: dict[str, Any]) -> dict[str, Any]:
         designs_rounds=(dn := noise(designs)).rounds_low, designs_noise=dn, designs_all_quiet=dn.all_quiet,
         designs_rounds_vary=dn.rounds_high != dn.rounds_low, designs_finalists=designs["finalists"],
         designs_y_max_steps=max(checks),
-        design_low=low, design_high=high,
+        design_low=low, design_high=high, **{f"{d}_low": low[d] for d in low}, **{f"{d}_high": high[d] for d in high},
         **{f"{d}_spread": _written_apart(low[d], high[d]) for d in low},
         designs_none_ahead=not ahead, designs_ahead=ahead,
         rerun_shows=abs(rerun) >= RERUN_SHOWN, rerun_shape=shape_text(at), rerun_points=abs(rerun) * 100,
-        rerun_higher=rerun > 0,
+        rerun_higher=rerun > 0, rerun_here=_share(at, "row_kernel"), rerun_main=main[(at["rows"], at["hidden"])],
         warp_not_run=bool(not_run), warp_not_run_width=not_run[0]["hidden"] if not_run else 0,
         warp_elements_per_thread=why.get("elements_per_thread", 0), warp_registers_for_x=why.get("registers_for_x", 0),
         warp_registers=why.get("registers", 0),
@@ -470,18 +656,20 @@ def _designs(designs: dict[str, Any], add: dict[str, Any]) -> dict[str, Any]:
         warp_fit_row_share=_share(best_fit, "row_kernel") if best_fit else 0.0,
         warp_fit_behind=bool(best_fit) and _share(best_fit, "warp_rows") < _share(best_fit, "row_kernel"),
         warp_spills=bool(spill), warp_spill_widths=tuple(s["hidden"] for s in spill),
+        warp_spill_widths_text=words([f"{s['hidden']:,}" for s in spill]),
         warp_spill_share=max((_share(s, "warp_rows") for s in spill), default=0.0),
         one_warp_barrier_free=all(n == 0 for c, n in barriers if c == "(1,)"),
         multi_warp_barriers=all(n > 0 for c, n in barriers if c != "(1,)"),
     )
 
 
-def _swiglu(sw: dict[str, Any]) -> dict[str, Any]:
+def _swiglu(sw: dict[str, Any], med: dict[str, Any], runs: list[dict[str, Any]]) -> dict[str, Any]:
     shapes = [s for s in sw["shapes"] if big(s)]
+    m_shapes = [s for s in med["shapes"] if big(s)]  # the shares: medians over the runs, as the table shows them
     rivals = [o for o in RIVALS[SWIGLU] if any("ms" in s["versions"].get(o, {}) for s in sw["shapes"])]
     miss = sw["mismatches"]
     swept = [name for name in ("ieee", "approx") if miss[name]["differ"] == 0]
-    shares = [[_share(s, k) for k in (OURS, *rivals) if _share(s, k) is not None] for s in shapes]
+    shares = [[_share(s, k) for k in (OURS, *rivals) if _share(s, k) is not None] for s in m_shapes]
     counts = [len(ms) for s in shapes for ms in s.get("placements", {}).values()]
     level, behind_ = _group(shapes, SWIGLU, "level"), _group(shapes, SWIGLU, "behind")
     ahead = tuple(shape_text(s) for s in shapes if set(standing(s, SWIGLU).values()) == {"ahead"})
@@ -496,17 +684,19 @@ def _swiglu(sw: dict[str, Any]) -> dict[str, Any]:
     under = [(p, s) for p, s in vs_copy.values() if p["verdict"] == "behind"]
     worst = max(under, key=lambda u: u[0]["median"], default=None)
     at_probe = probe(sw)
-    moved = {k: max(v) - min(v) for k, v in at_probe["placements"].items()}
+    # how far placements moved each version's time at the probe shape: the median over the runs of each run's range
+    ranges = [{k: max(v) - min(v) for k, v in probe(d)["placements"].items()} for d in runs]
+    moved = {k: statistics.median(r[k] for r in ranges if k in r) for k in at_probe["placements"]}
     widest = max(moved, key=moved.get)
     reg = at_probe["registers"]
     held = {d: programs_per_sm(n, reg["warps"], reg["threads_per_sm"]) for d, n in reg["per_thread"].items()}
     return dict(
-        swiglu_rivals=tuple(LABELS[o] for o in rivals),
+        swiglu_rivals=tuple(LABELS[o] for o in rivals), swiglu_rivals_text=words([LABELS[o] for o in rivals]),
         divide_pairs=miss["ieee"]["pairs"], ieee_differ=miss["ieee"]["differ"], approx_differ=miss["approx"]["differ"],
         divides_swept="both" if len(swept) == 2 else swept[0], approx_won=sum(not s["best_config"][2] for s in shapes),
         swiglu_big=len(shapes),
-        swiglu_share_low=min(s["versions"][OURS]["share_of_copy"] for s in shapes),
-        swiglu_share_high=max(s["versions"][OURS]["share_of_copy"] for s in shapes),
+        swiglu_share_low=min(s["versions"][OURS]["share_of_copy"] for s in m_shapes),
+        swiglu_share_high=max(s["versions"][OURS]["share_of_copy"] for s in m_shapes),
         swiglu_kernels=1 + len(rivals), swiglu_spread_points=max(max(x) - min(x) for x in shares) * 100,
         swiglu_all_near_copy=all(min(x) >= GOAL_SHARE for x in shares),
         placements_low=min(counts), placements_high=max(counts), placements_vary=min(counts) != max(counts),
@@ -517,7 +707,8 @@ def _swiglu(sw: dict[str, Any]) -> dict[str, Any]:
         swiglu_goal_noisy=tuple(shape_text(s) for s in shapes if goal(s, SWIGLU) == "noisy"),
         swiglu_noise=(sn := noise(sw)),
         swiglu_all_quiet=sn.all_quiet, swiglu_rounds_vary=sn.rounds_high != sn.rounds_low,
-        swiglu_noisy_big=bool(sn.noisy_big),
+        swiglu_noisy_big=bool(sn.noisy_big), swiglu_noisy_text=_at_words(sn.noisy_big),
+        swiglu_ahead_text=words(ahead), swiglu_level_text=_at_words(level),
         inexact_shows=bool(inexact), inexact_rival=LABELS[rival] if rival else "", inexact_compiled=rival == "compiled",
         inexact_level=bool(at) and standing(at, SWIGLU)[rival] == "level",
         inexact_shape=shape_text(at) if at else "",
@@ -537,13 +728,42 @@ def _swiglu(sw: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def from_data(add: dict[str, Any], swiglu: dict[str, Any], designs: dict[str, Any], gpu: str) -> Facts:
+def from_data(add: dict[str, Any], swiglu: dict[str, Any], designs: dict[str, Any], gpu: str,
+              runs: dict[str, list[dict[str, Any]]] | None = None) -> Facts:
+    """The facts of one run of each experiment (the verdicts, counts and words), with every share of the copy read
+    from the medians over `runs` (each experiment's runs of the current code, oldest first; default: the one run
+    given), as the tables show them (merged)."""
+    runs = runs or {}
+    m_add, m_sw, m_designs = (merged(runs.get(e) or [d]) for e, d in ((ADD, add), (SWIGLU, swiglu),
+                                                                       (DESIGNS, designs)))
     return Facts(gpu=gpu, goal_share=GOAL_SHARE, big_mib=BIG_BYTES >> 20, confidence=CONFIDENCE,
-                 **_add(add), **_designs(designs, add), **_swiglu(swiglu))
+                 **_add(add, m_add), **_designs(m_designs, m_add),
+                 **_swiglu(swiglu, m_sw, runs.get(SWIGLU) or [swiglu]))
 
 
 def facts(machine: str | None = None) -> Facts:
     r = page.result(ADD, machine)
     return from_data(r.data, page.result(SWIGLU, machine).data, page.result(DESIGNS, machine).data,
-                     page.machine_label(r))
+                     page.machine_label(r), {e: across.datas(e, machine) for e in (ADD, SWIGLU, DESIGNS)})
+
+
+# the figures read from the medians over the runs (merged): the same in every run the one rule computes them for, so
+# derive passes them on unchanged, and their hover text says how they were obtained
+MERGED = ("add_share_low", "add_share_high", "add_open_share", "one_row_low", "one_row_high", "one_row_gap_points",
+          "tile_low", "tile_high", "tile_lead_points", "small_share_low", "small_share_high", "small_tile_low",
+          "small_tile_high", "small_own_work_points", "row_kernel_low", "row_kernel_high", "persistent_low",
+          "persistent_high", "split_row_low", "split_row_high", "warp_rows_low", "warp_rows_high", "warp_fit_share",
+          "warp_fit_row_share", "warp_spill_share", "rerun_points", "swiglu_share_low", "swiglu_share_high",
+          "swiglu_spread_points", "probe_widest_us", "probe_ours_us", "rerun_here", "rerun_main")
+SHARES_FROM = ("each version's time at each shape over the runs (a share: the copy's median time over the version's), "
+               "as in the tables",)
+DERIVED_FROM = {**dict.fromkeys(MERGED, SHARES_FROM),
+                **dict.fromkeys(("probe_widest_us", "probe_ours_us"),
+                                ("each run's range over its placements at the probe shape",))}
+
+
+def derive(f: Facts) -> dict[str, Any]:
+    """The figures of MERGED as computed: already from the medians over the runs. add_open_share again for the
+    shape add_open names (the newest run's verdict picks the shape; the median over the runs gives its share)."""
+    return {**{n: getattr(f, n) for n in MERGED}, "add_open_share": f.add_shares.get(f.add_open.shape, 0.0)}
 

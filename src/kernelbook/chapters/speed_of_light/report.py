@@ -77,3 +77,20 @@ def placement_plot(ms: dict[str, list[float]]) -> plt.Figure:
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
     return fig
+
+
+def runs_note(runs: list[Any], what: str = "the shares of the copy, GB/s and times") -> str:
+    """A line under a table or figure built from facts.merged: which figures are medians over which runs, and that
+    the rest (configurations, noise marks, verdicts) is the newest run's."""
+    days = sorted({str(r.provenance.get("started_utc", r.run))[:10] for r in runs})
+    span = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
+    if len(runs) == 1:
+        return f'\n<p class="kb-provenance">One run, {span}.</p>\n'
+    return (f'\n<p class="kb-provenance">{what[0].upper() + what[1:]}: the median over the {len(runs)} runs of the '
+            f"current code ({span}) at each shape; configurations, noise marks and verdicts: the newest run's, "
+            f"{days[-1]}.</p>\n")
+
+
+def newest(r: Any) -> str:
+    """'newest run, 2026-12-03': which run a figure or table of one run shows."""
+    return f"newest run, {str(r.provenance.get('started_utc', r.run))[:10]}"

@@ -20,7 +20,8 @@ threshold):
   steady in one run   otherwise, with one run: the run-to-run range awaits a second run
   no rounds stored    one run that keeps a single value or a median without its fastest round
 
-No sentence is written here: the page's Markdown reads these fields and branches on the booleans and verdicts.
+No sentence is written here: the page's Markdown reads these fields (`{{ f.n_noisy }}`, in the text FORMATS gives
+each) and names above each paragraph the GUARDS it rests on.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from kernelbook.chapters.fusing_by_hand.facts import version_time
 from kernelbook.chapters.machine import facts as machine
 from kernelbook.chapters.speed_of_light.facts import BIG_BYTES, OURS
 
+ONE_RULE = False  # this page reads every stored run itself (kernelbook.factbook does not take medians over them)
+RULE = "read over every stored run of each experiment, earlier code's too (the stability page's own rule)"
 FIRM = 0.02  # a spread or a range under 2% of the median is firm (what the fusion table moved by between days)
 TRACKS = 0.10  # eager launch "tracks the host" when its µs per launch is within 10% of the host's enqueue µs
 HOST_SHARE = 0.5  # a slow round's extra host time "accounts for" its extra step time at half of it or more
@@ -307,6 +310,7 @@ class Facts:
     one_run_figures: int  # figures whose experiment has only one run of the current code
     same_versions: bool  # every stored run ran the same torch, Triton, CUDA and driver
     versions: tuple[str, ...]  # those of the newest run of machine.ceilings
+    software: str  # ... as the page writes them: 'torch 2.11.0+cu130, Triton 3.6.0, CUDA 13.0, driver 580.159.04'
     earlier_first: str  # the oldest earlier-code run's date, '2026-11-29' ("" if none)
     # the figures
     figures: tuple[Figure, ...]
@@ -316,16 +320,26 @@ class Facts:
     noisy_labels: tuple[str, ...]
     unsettled_labels: tuple[str, ...]
     no_rounds_labels: tuple[str, ...]
+    n_firm: int  # how many figures carry each label
+    n_steady: int
+    n_noisy: int
+    n_unsettled: int
+    n_no_rounds: int
+    noisy_list: str  # the noisy figures' labels as the page lists them, "; " between them ("none" if none)
+    unsettled_list: str
     any_noisy: bool
     any_unsettled: bool
     moved_labels: tuple[str, ...]  # figures an earlier-code run moved beyond FIRM and the spreads
     any_moved: bool
+    n_moved: int
+    moved_list: str
     moved_steady_labels: tuple[str, ...]  # ... of them steady in their one current run: a second run will tell
     any_moved_steady: bool
     # eager launches and the host (every stored machine.ceilings run)
     launch_runs: tuple[LaunchRun, ...]
     launch_n: int
     launch_current: int  # ... of them runs of the current code
+    launch_earlier: int  # ... and of earlier code
     launch_eager_low: float
     launch_eager_high: float
     launch_graph_low: float
@@ -336,6 +350,8 @@ class Facts:
     launch_speedup_high: float
     launch_tracks_host: bool  # in every run, eager µs per launch within TRACKS of the host's enqueue µs
     launch_host_gap: float  # the widest such gap
+    launch_tracking: int  # runs whose eager µs per launch came within TRACKS of the host's enqueue µs
+    launch_tracks_current: bool  # ... every run of the current code among them
     launch_eager_within: float  # the current run's spreads
     launch_host_within: float
     launch_graph_within: float
@@ -375,8 +391,46 @@ class Facts:
     far_last_faster_now: bool  # ... and today's is the faster of the two
     far_tuned_same: bool  # the matvec tuning picked the same config at every site in every run
     far_sites: int
+    far_sites_moved: int  # sites where the runs' tuning did not all pick the same config
+    far_last_versus: Literal["faster", "slower"]  # today's fastest checked step against that earlier-code run
     retuned: tuple[Retuned, ...]
+    n_retuned: int
     retuned_same: bool  # the in-step retuning picked the same configs in every run too
+
+
+FORMATS = {  # how each figure reads on the page (kernelbook.macros); counts read as integers
+    # shares of the copy round down, so that a share under 98% never prints as 98%
+    "eager_host_low": "pct_down:1",
+    "firm": "pct:0", "tracks": "pct:0", "host_share": "pct:0", "bound_pct": "num:1",
+    "launch_eager_low": "num:2", "launch_eager_high": "num:2", "launch_eager_moved": "pct:0",
+    "launch_graph_low": "num:3", "launch_graph_high": "num:3", "launch_graph_moved": "pct:1",
+    "launch_eager_within": "pct:1", "launch_host_within": "pct:1", "launch_graph_within": "pct:1",
+    "launch_host_gap": "pct:0", "launch_speedup_low": "times:1", "launch_speedup_high": "times:1",
+    "ro_slow_step_ms": "num:2", "ro_slow_host_ms": "signed:2", "ma_slow_step_ms": "num:2",
+    "ma_slow_host_ms": "signed:2", "picks_compile_low": "num:1", "picks_compile_high": "num:1",
+    "decode_ma_compile_s": "num:0", "far_last_gap": "pct:1",
+}
+
+GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
+    "two_each": ("every experiment has at least two runs of the current code",
+                 lambda f: f.one_current_experiments == 0),
+    "earlier": ("some experiment has a stored run of earlier code", lambda f: f.earlier_runs > 0),
+    "same_sw": ("every stored run used the same torch, Triton, CUDA and driver", lambda f: f.same_versions),
+    "moved": ("an earlier-code run put some figure further from today's than FIRM and than the spreads",
+              lambda f: f.n_moved > 0),
+    "host_paced": ("in every run of the current code, eager µs per launch came within TRACKS of the host's enqueue µs",
+                   lambda f: f.launch_tracks_current),
+    "launch_clocks": ("every machine.ceilings run read the same SM and memory clocks at its start and end",
+                      lambda f: f.launch_clocks_same),
+    "eager_host": ("the host's time was at least HOST_BOUND of every eager decode step",
+                   lambda f: f.eager_host_low >= HOST_BOUND),
+    "graph_host": ("in both compiled graph modes, the slow round's extra host time is HOST_SHARE of its extra step "
+                   "time or more", lambda f: f.graph_modes_host),
+    "decode_clocks": ("every decode round began and ended at the same SM and memory clocks",
+                      lambda f: f.decode_clocks_same),
+    "same_picks": ("every stored torch_compile.codegen run (two or more) kept the same kernels",
+                   lambda f: f.picks_compared and f.picks_same),
+}
 
 
 def firmness(current: list[Sample], shown: float | None = None) -> Firmness:
@@ -432,6 +486,10 @@ def _labels(figs: list[Figure], verdict: str) -> tuple[str, ...]:
     return tuple(f.label for f in figs if f.firmness == verdict)
 
 
+def _listed(labels: tuple[str, ...]) -> str:
+    return "; ".join(labels) or "none"
+
+
 def _launches(runs: list[Run]) -> dict[str, Any]:
     rows = []
     for r in runs:
@@ -447,12 +505,15 @@ def _launches(runs: list[Run]) -> dict[str, Any]:
     gap = max(abs(x.eager_over_host - 1) for x in rows)
     return dict(
         launch_runs=tuple(rows), launch_n=len(rows), launch_current=sum(x.current for x in rows),
+        launch_earlier=sum(not x.current for x in rows),
         launch_eager_low=min(eager), launch_eager_high=max(eager),
         launch_graph_low=min(graph), launch_graph_high=max(graph),
         launch_eager_moved=(max(eager) - min(eager)) / today_eager,
         launch_graph_moved=(max(graph) - min(graph)) / today_graph,
         launch_speedup_low=min(x.speedup for x in rows), launch_speedup_high=max(x.speedup for x in rows),
         launch_tracks_host=gap <= TRACKS, launch_host_gap=gap,
+        launch_tracking=sum(abs(x.eager_over_host - 1) <= TRACKS for x in rows),
+        launch_tracks_current=all(abs(x.eager_over_host - 1) <= TRACKS for x in rows if x.current),
         launch_eager_within=sample(machine.eager_launch(now.data)).spread,
         launch_host_within=sample(machine.host_enqueue(now.data)).spread,
         launch_graph_within=sample(machine.graph_launch(now.data)).spread,
@@ -515,7 +576,9 @@ def _picks(codegen: list[Run], ladder: list[Run]) -> dict[str, Any]:
         picks_compile_high=max(p.compile_s for p in picks),
         far_runs=len(ladder), far_compared=len(ladder) > 1, far_last_gap=None if gap is None else abs(gap),
         far_last_faster_now=gap is not None and gap > 0, far_tuned_same=all(t == tuned[-1] for t in tuned),
-        far_sites=len(tuned[-1]), retuned=tuple(retuned), retuned_same=not retuned)
+        far_sites=len(tuned[-1]), far_sites_moved=sum(len({t[site] for t in tuned}) > 1 for site in common),
+        far_last_versus="faster" if gap is not None and gap > 0 else "slower",
+        retuned=tuple(retuned), n_retuned=len(retuned), retuned_same=not retuned)
 
 
 def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
@@ -526,6 +589,8 @@ def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
     earlier = [r for r in every if not r.current]
     moved = [f for f in figs if f.moved_before]
     steady = _labels(figs, "steady in one run")
+    labels = {v: _labels(figs, v) for v in ("firm", "steady in one run", "noisy", "unsettled", "no rounds stored")}
+    versions = [r for r in runs["machine.ceilings"] if r.current][-1].versions
     return Facts(
         gpu=gpu, firm=FIRM, bound_pct=bench.BOUND_PCT, min_samples=bench.MIN_SAMPLES, tracks=TRACKS,
         host_share=HOST_SHARE,
@@ -539,13 +604,18 @@ def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
         one_current_experiments=sum(sum(r.current for r in runs[n]) == 1 for n in EXPERIMENTS),
         one_run_figures=sum(x.current_runs == 1 for x in figs),
         same_versions=len({r.versions for r in every}) == 1,
-        versions=[r for r in runs["machine.ceilings"] if r.current][-1].versions,
+        versions=versions, software=", ".join(f"{k} {v}" for k, v in zip(("torch", "Triton", "CUDA", "driver"),
+                                                                            versions, strict=True)),
         earlier_first=min((r.started for r in earlier), default="")[:10],
         figures=tuple(figs), n_figures=len(figs),
         firm_labels=_labels(figs, "firm"), steady_labels=steady, noisy_labels=_labels(figs, "noisy"),
         unsettled_labels=_labels(figs, "unsettled"), no_rounds_labels=_labels(figs, "no rounds stored"),
         any_noisy=bool(_labels(figs, "noisy")), any_unsettled=bool(_labels(figs, "unsettled")),
-        moved_labels=tuple(f.label for f in moved), any_moved=bool(moved),
+        n_firm=len(labels["firm"]), n_steady=len(labels["steady in one run"]), n_noisy=len(labels["noisy"]),
+        n_unsettled=len(labels["unsettled"]), n_no_rounds=len(labels["no rounds stored"]),
+        noisy_list=_listed(labels["noisy"]), unsettled_list=_listed(labels["unsettled"]),
+        moved_labels=tuple(f.label for f in moved), any_moved=bool(moved), n_moved=len(moved),
+        moved_list=_listed(tuple(f.label for f in moved)),
         moved_steady_labels=tuple(f.label for f in moved if f.label in steady),
         any_moved_steady=any(f.label in steady for f in moved),
         **_launches(runs["machine.ceilings"]), **_decode_rounds(runs["decode.six_ways"]),

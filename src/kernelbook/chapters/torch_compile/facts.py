@@ -6,8 +6,10 @@ stored run of the current code of their experiment (kernelbook.across), each wit
 whether they differ (`*_runs_vary`: one value per run, no within-run spread); the comparisons with the laptop read
 those medians.
 
-No sentence is written here: the page's Markdown reads these fields (`{{ f.one_saved_us | num(1) }}`) and branches
-on the booleans and verdicts (`{% if f.later_quiet %}`).
+No sentence is written here: the page's Markdown is written for the primary machine's data, reads these fields
+(`{{ f.one_saved_us }}`, in the text FORMATS gives each) and names above each paragraph the GUARDS it rests on.
+The machine's launch cost the page quotes is `facts("machine").host_us`; `host_enqueue_us` here is the same figure
+(machine.ceilings' host enqueue time), read only by the guard that sets it against the eager kernels.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ DOMINATES = 0.5  # the matrix products "dominate" a call at this share of its GP
 BF16_BYTES = 2  # every tensor these experiments compile is bf16
 WEIGHT_POINTER = "in_ptr2"  # add + RMSNorm's third input, the (hidden,) weight, in the generated kernel's arguments
 DECODE_MODES = ("default", "reduce-overhead", "max-autotune")
+DECODE_FIELDS = {"default": "decode_default", "reduce-overhead": "decode_ro", "max-autotune": "decode_ma"}  # + _cold_s
 LABELS = {  # data keys -> how the tables name them
     ("compile", "add_rmsnorm"): "add + RMSNorm",
     ("compile", "mlp_1token"): "MLP half, 1 token",
@@ -109,7 +112,7 @@ class Facts:
     eager_kernel_us_median: float
     laptop_kernel_us_low: float
     laptop_kernel_us_high: float
-    launch_us: float  # host time to enqueue one launch (machine.ceilings)
+    host_enqueue_us: float  # host time to enqueue one launch (machine.ceilings; the page prints machine.host_us)
     laptop_launch_us: float
     launch_beats_kernel: bool  # a launch costs the host more than the median eager kernel runs
     one_host_eager_us: float
@@ -121,6 +124,7 @@ class Facts:
     laptop_addmm_copy_us: float
     big_saved_us: float
     big_eager_us: float
+    big_compiled_us: float
     big_saved_share: float
     laptop_big_saved_ms: float
     laptop_big_eager_ms: float
@@ -139,6 +143,9 @@ class Facts:
     norm_cold_s_high: float
     norm_cold_s_runs_vary: bool
     norm_warm_s: float
+    norm_warm_s_low: float  # the lowest and highest run
+    norm_warm_s_high: float
+    norm_warm_s_runs_vary: bool
     mlp_cold_s: float
     mlp_warm_s: float
     laptop_norm_cold_s: float
@@ -157,6 +164,11 @@ class Facts:
     decode_warm_modes: int  # modes measured with a warm cache
     decode_default_cold_s: float  # default mode cold, in this page's two-process run ...
     decode_default_cold_other_s: float  # ... and in the decode chapter's own run
+    decode_ro_cold_s: float  # each mode's first calls, cold and warm, as the compile-time table shows them
+    decode_ma_cold_s: float  # (decode_compiles: warm is None where the mode was not measured warm)
+    decode_default_warm_s: float | None
+    decode_ro_warm_s: float | None
+    decode_ma_warm_s: float | None
     decode_cold_runs_differ: bool
     decode_shared_cache: bool  # the two-process run compiles several modes, one after another, into one cache
     decode_first_mode: str  # ... the one that found that cache empty
@@ -175,6 +187,14 @@ class Facts:
     recompile_vs_laptop: Versus
     later_tokens: tuple[int, ...]
     later_ms: tuple[float, ...]  # the calls after the recompile, each the median across runs
+    later_first_ms: float  # ... the first of them and the last (0 where no call came after the recompile)
+    later_first_ms_low: float  # the lowest and highest run
+    later_first_ms_high: float
+    later_first_ms_runs_vary: bool
+    later_last_ms: float
+    later_last_ms_low: float  # the lowest and highest run
+    later_last_ms_high: float
+    later_last_ms_runs_vary: bool
     later_graphs: int
     later_quiet: bool  # no later call compiled anything
     # graph breaks
@@ -243,6 +263,49 @@ def launches(code: str) -> list[dict[str, Any]]:
             for s in ic.call_summary(code.replace(f"def {name}(args):", "def call(args):", 1))["steps"]]
 
 
+_NAMED = re.compile(r"([A-Za-z_]\w*)\s*[<(]")  # a name that takes template or call arguments
+_NOT_FUNCTOR = {"lambda", "operator"}
+
+
+def _template_args(s: str) -> list[str]:
+    """The top-level arguments of the template argument list that opens at s's first '<' ([] if none)."""
+    start = s.find("<")
+    if start < 0:
+        return []
+    args, depth, cur = [], 0, ""
+    for ch in s[start + 1:]:
+        if ch in "<({":
+            depth += 1
+        elif ch in ">)}":
+            if depth == 0:  # the list's own '>'
+                break
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    return args + [cur.strip()] if cur.strip() else args
+
+
+def kernel_label(name: str) -> str:
+    """A profiler kernel name as the profile's kernel listing prints it: the kernel's template name and the functor
+    it runs, e.g. 'vectorized_elementwise_kernel · CUDAFunctor_add' ('at::native::' dropped); a name without
+    template arguments (Triton's, cuBLAS's, a copy) unchanged. The functor is the innermost named type or function
+    of the first template argument that is not a number (lambdas and call operators skipped)."""
+    s = re.sub(r"^void ", "", name)
+    if "<" not in s:
+        return s
+    kernel = s[:s.index("<")].replace("at::native::", "")
+    for arg in _template_args(s):
+        names = [m[1] for m in _NAMED.finditer(arg) if m[1] not in _NOT_FUNCTOR]
+        if names:
+            return f"{kernel} · {names[-1]}"
+        if not re.fullmatch(r"\d+", arg):  # a plain type: no functor to name
+            break
+    return kernel
+
+
 def decode_compiles(compile_warm: dict[str, Any], six_ways: dict[str, Any]) -> list[dict[str, Any]]:
     """The decode step's compile in each mode: from the decode chapter's two-process run where it measured that mode
     (cold and warm), else cold only from its six-ways run. later_ms: the third call, after any graph recording."""
@@ -278,14 +341,20 @@ def _headline(profiles: Sequence[dict[str, Any]], compiles: Sequence[dict[str, A
     def of(xs: Sequence[float]) -> across.Across:
         return across.of([{"median": x} for x in xs])
 
+    def call_ms(i: int) -> across.Across:  # the recompile experiment's i-th call
+        return of([d["calls"][i]["seconds"] * 1e3 for d in recompiles])
+
+    later = range(2, len(recompiles[-1]["calls"]))  # the calls after the recompile
+
     return {"mlp_runs": len(profiles), "compile_runs": len(compiles), "recompile_runs": len(recompiles),
             **across.fields("one_saved_us", of([_one(d)["saved_us"] for d in profiles])),
             **across.fields("one_eager_us", of([_one(d)["eager"]["busy_us"] for d in profiles])),
             **across.fields("one_compiled_us", of([_one(d)["compiled"]["busy_us"] for d in profiles])),
             **across.fields("norm_cold_s", of([d["add_rmsnorm"]["cold"]["first_call_s"] for d in compiles])),
-            "norm_warm_s": of([d["add_rmsnorm"]["warm"]["first_call_s"] for d in compiles]).median,
-            "later_ms": tuple(of([d["calls"][i]["seconds"] * 1e3 for d in recompiles]).median
-                              for i in range(2, len(recompiles[-1]["calls"]))),
+            **across.fields("norm_warm_s", of([d["add_rmsnorm"]["warm"]["first_call_s"] for d in compiles])),
+            "later_ms": tuple(call_ms(i).median for i in later),
+            **across.fields("later_first_ms", call_ms(later[0]) if later else of([0.0])),
+            **across.fields("later_last_ms", call_ms(later[-1]) if later else of([0.0])),
             **across.fields("recompile_s", of([d["calls"][1]["seconds"] for d in recompiles]))}
 
 
@@ -323,7 +392,7 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
     eager_us = sorted(x["us"] for x in small["eager"]["kernels"] if x["family"] == "aten")
     copies = [x["us"] for x in small["compiled"]["kernels"] if x["family"] == "copy"]
     eager_copies = sum(x["family"] == "copy" for x in small["eager"]["kernels"])
-    launch_us = ceilings["launch"]["host_enqueue_us"]["median"]
+    host_enqueue_us = ceilings["launch"]["host_enqueue_us"]["median"]
     big_share = big["saved_us"] / big["eager"]["busy_us"]
     big_renamed = sum((_gemm_names(big["compiled"]) - _gemm_names(big["eager"])).values())
     # compile time
@@ -379,13 +448,14 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         eager_kernel_us_low=eager_us[0], eager_kernel_us_high=eager_us[-1],
         eager_kernel_us_median=statistics.median(eager_us),
         laptop_kernel_us_low=lp["removed_kernel_us_low"], laptop_kernel_us_high=lp["removed_kernel_us_high"],
-        launch_us=launch_us, laptop_launch_us=lp["launch_host_us"],
-        launch_beats_kernel=launch_us > statistics.median(eager_us),
+        host_enqueue_us=host_enqueue_us, laptop_launch_us=lp["launch_host_us"],
+        launch_beats_kernel=host_enqueue_us > statistics.median(eager_us),
         one_host_eager_us=small["eager"]["cpu_us"], one_host_compiled_us=small["compiled"]["cpu_us"],
         addmm_copies=len(copies), addmm_copy_us=sum(copies), eager_copies=eager_copies,
         addmm_copy=bool(copies) and not eager_copies and residual_in_addmm,
         laptop_addmm_copy_us=lp["addmm_copy_us"],
-        big_saved_us=big["saved_us"], big_eager_us=big["eager"]["busy_us"], big_saved_share=big_share,
+        big_saved_us=big["saved_us"], big_eager_us=big["eager"]["busy_us"],
+        big_compiled_us=big["compiled"]["busy_us"], big_saved_share=big_share,
         laptop_big_saved_ms=lp["saved_ms_2048"], laptop_big_eager_ms=lp["eager_ms_2048"],
         laptop_big_saved_share=lp["saved_pct_2048"] / 100,
         big_saving_vs_laptop=_versus(big_share, lp["saved_pct_2048"] / 100),
@@ -404,6 +474,8 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         decode_cold_above_laptop=max(cold) > lt["decode_cold_s_high"],
         decode_warm_above_laptop=max(warm) > lt["decode_warm_s_high"], decode_warm_modes=len(warm),
         decode_default_cold_s=default_cold, decode_default_cold_other_s=default_other,
+        **{DECODE_FIELDS[d["mode"]] + "_cold_s": d["cold_s"] for d in dec if d["mode"] != "default"},
+        **{DECODE_FIELDS[d["mode"]] + "_warm_s": d["warm_s"] for d in dec},
         decode_cold_runs_differ=_versus(default_cold, default_other) != "similar",
         decode_shared_cache=len(warm_order) > 1, decode_first_mode=warm_order[0] if warm_order else "",
         decode_later_modes=tuple(warm_order[1:]),
@@ -456,3 +528,105 @@ def facts(machine: str | None = None) -> Facts:
                      gpu=page.machine_label(r),
                      runs={n: across.datas(f"torch_compile.{n}", machine) for n in ("mlp_profile", "compile_time",
                                                                                      "recompiles")})
+
+
+FORMATS = {  # how each measured figure reads on the page (kernelbook.macros); counts read as integers
+    "norm_row_kb": "num:0", "kernel_xnumel": "plain", "kernel_rnumel": "plain",  # as the kernel's source writes them
+    "one_saved_us": "num:1", "one_eager_us": "num:1", "one_compiled_us": "num:1", "one_saved_share": "pct:1",
+    "eager_kernel_us_low": "num:1", "eager_kernel_us_high": "num:1",
+    "one_host_eager_us": "num:0", "one_host_compiled_us": "num:0", "addmm_copy_us": "num:1",
+    "big_saved_us": "num:1", "big_eager_us": "num:1", "big_compiled_us": "num:1", "big_saved_share": "pct:1",
+    "laptop_big_saved_share": "pct:0",
+    "big_gemm_share_eager": "pct:0", "big_gemm_share_compiled": "pct:0",
+    "norm_cold_s": "num:2", "norm_warm_s": "num:2", "decode_cold_low": "num:0", "decode_cold_high": "num:0",
+    "decode_warm_low": "num:1", "decode_warm_high": "num:1",
+    **dict.fromkeys((f"{p}_{w}_s" for p in DECODE_FIELDS.values() for w in ("cold", "warm")), "num:1"),
+    "recompile_s": "num:2", "later_first_ms": "num:1", "later_last_ms": "num:1",
+}
+
+
+def _decode_times(f: Facts, when: str) -> dict[str, float]:
+    """Each decode mode's compile time `when` ("cold", "warm") as the table shows it, where measured."""
+    out = {m: getattr(f, f"{p}_{when}_s") for m, p in DECODE_FIELDS.items()}
+    return {m: x for m, x in out.items() if x is not None}
+
+
+def derive(f: Facts) -> dict[str, Any]:
+    """What the page prints beside figures, from the medians shown: the time saved is eager's minus compiled's
+    (at both sizes, as the profile table shows them), its share of eager's is that difference over eager's; the
+    decode step's compile times run from the fastest mode's median to the slowest's, as the table lists them."""
+    one = f.one_eager_us - f.one_compiled_us  # the page prints all three at one token
+    big = f.big_eager_us - f.big_compiled_us
+    cold, warm = _decode_times(f, "cold"), _decode_times(f, "warm")
+    return {"one_saved_us": one, "one_saved_share": one / f.one_eager_us,
+            "one_saved_vs_laptop": _range(one, f.laptop_one_saved_low, f.laptop_one_saved_high),
+            "big_saved_us": big, "big_saved_share": big / f.big_eager_us,
+            "big_saving_vs_laptop": _versus(big / f.big_eager_us, f.laptop_big_saved_share),
+            "decode_cold_low": min(cold.values()), "decode_cold_high": max(cold.values()),
+            "decode_cold_slowest": max(cold, key=lambda m: cold[m]),
+            "decode_cold_above_laptop": max(cold.values()) > f.laptop_decode_cold_high,
+            "decode_warm_low": min(warm.values()), "decode_warm_high": max(warm.values()),
+            "decode_warm_above_laptop": max(warm.values()) > f.laptop_decode_warm_high}
+
+
+_COLD = tuple(f"{p}_cold_s" for p in DECODE_FIELDS.values())
+_WARM = tuple(f"{p}_warm_s" for p in DECODE_FIELDS.values())
+DERIVED_FROM = {"one_saved_us": ("one_eager_us", "one_compiled_us"),
+                "one_saved_share": ("one_eager_us", "one_compiled_us"),
+                "one_saved_vs_laptop": ("one_eager_us", "one_compiled_us", "laptop_one_saved_low",
+                                        "laptop_one_saved_high"),
+                "big_saved_us": ("big_eager_us", "big_compiled_us"),
+                "big_saving_vs_laptop": ("big_eager_us", "big_compiled_us", "laptop_big_saved_share"),
+                "big_saved_share": ("big_eager_us", "big_compiled_us"),
+                **dict.fromkeys(("decode_cold_low", "decode_cold_high", "decode_cold_slowest"), _COLD),
+                "decode_cold_above_laptop": (*_COLD, "laptop_decode_cold_high"),
+                **dict.fromkeys(("decode_warm_low", "decode_warm_high"), _WARM),
+                "decode_warm_above_laptop": (*_WARM, "laptop_decode_warm_high")}
+
+GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
+    "norm_as_laptop": ("Inductor wrote as many kernels for add + RMSNorm as on the article's laptop",
+                       lambda f: f.norm_kernels_as_laptop),
+    "norm_rereads_h": ("the add + RMSNorm kernel walks each row in blocks and loads the stored h back in a later loop",
+                       lambda f: f.norm_chunked and f.norm_reread == "stored"),
+    "weight_kept": ("the weight vector's load is marked evict_last", lambda f: f.weight_kept),
+    "shape_baked": ("both sizes of the input are literals in the kernel's source", lambda f: f.shape_baked),
+    "mlp_as_laptop": ("the MLP half's call() has the laptop's Triton kernels and extern calls",
+                      lambda f: f.mlp_as_laptop),
+    "residual_in_addmm": ("an addmm with beta=1 adds the second residual", lambda f: f.residual_in_addmm),
+    "one_saved_as_laptop": ("the GPU time saved at one token lies inside the laptop's range",
+                            lambda f: f.one_saved_vs_laptop == "within"),
+    "launch_beats_kernel": ("enqueueing a launch costs the host more than the median eager kernel runs",
+                            lambda f: f.launch_beats_kernel),
+    "addmm_copy": ("the compiled call copies the residual for its addmm, where eager makes no copy",
+                   lambda f: f.addmm_copy),
+    "big_share_above_laptop": ("at prefill size compiling saved a larger share than on the laptop",
+                               lambda f: f.big_saving_vs_laptop == "more"),
+    "gemm_renamed": ("at prefill size cuBLAS runs another kernel for some matrix product in the compiled call",
+                     lambda f: not f.big_gemm_same and f.big_gemm_renamed > 0),
+    "gemm_dominates": ("at prefill size the matrix products take most of eager's GPU time",
+                       lambda f: f.big_gemm_dominates),
+    "decode_shared_cache": ("the two-process run compiles several modes into one cache",
+                            lambda f: f.decode_shared_cache),
+    "norm_cold_as_laptop": ("add + RMSNorm's cold compile took about as long as the laptop's",
+                            lambda f: f.norm_cold_vs_laptop == "similar"),
+    "decode_slower_than_laptop": ("the slowest decode compile, cold and warm, took longer than the laptop's slowest",
+                                  lambda f: f.decode_cold_above_laptop and f.decode_warm_above_laptop),
+    "recompile_as_laptop": ("the second token count recompiled, in about the laptop's time",
+                            lambda f: f.second_recompiled and f.recompile_vs_laptop == "similar"),
+    "later_quiet": ("no call after the recompile compiled anything", lambda f: f.later_quiet),
+    "breaks_as_laptop": ("the .item() check broke the graph, as many times as on the laptop",
+                         lambda f: f.checked_broke and f.checked_as_laptop),
+    "decode_unbroken": ("the decode step compiles as one graph with no break", lambda f: f.decode_unbroken),
+    "big_gpu_here_only": ("is_big_gpu passes here and failed on the laptop, under the same threshold",
+                          lambda f: f.is_big_gpu and f.same_threshold and not f.laptop_big),
+    "rewrite_via_cdt": ("the one-row matmul rewrite needs coordinate_descent_tuning, which max-autotune turns on",
+                        lambda f: f.mm_rewrite_needs_cdt and f.ma_sets_cdt),
+    "ma_all_triton": ("max-autotune ran the one-token MLP half with no extern call, its down projection found",
+                      lambda f: f.ma_all_triton and f.ma_down_found),
+    "decode_down_as_laptop": ("the decode step's down projection under max-autotune is the laptop's fusion",
+                              lambda f: f.decode_down_found and f.same_down_fusion),
+    "only_attention_outside": ("among the decode step's busiest kernels under max-autotune only attention ran "
+                               "outside Triton", lambda f: f.only_attention_outside),
+    "decode_templates": ("matrix products with a bias ran as Triton templates in the decode step",
+                         lambda f: f.decode_uses_templates),
+}
