@@ -130,3 +130,15 @@ def test_the_articles_figure_says_it_is_the_articles(two_copies, monkeypatch):
     b = factbook.compute("toy", "nvidia-h200")
     assert b.sources["laptop_gbps"].rule == "published" and "published record" in b.sources["laptop_gbps"].title
     assert b.sources["gbps"].rule == "median"
+
+
+def test_a_guard_on_a_verdict_is_read_in_every_run_too(two_copies, monkeypatch):
+    """Words and verdicts are the newest run's; a guard on one is also read with each older run's (each_run), and
+    where one of them says otherwise `kernelbook check` notes it."""
+    from kernelbook import guards
+
+    _toy(monkeypatch, _copy, GUARDS={"fast": ("the copy ran above 4,500 GB/s", lambda f: f.quiet)})
+    assert guards.evaluate("fast", "toy", "nvidia-h200").holds  # the newest run: 5,000 GB/s
+    older = guards.in_every_run("fast", "toy", "nvidia-h200")  # 4,000 and 4,400 GB/s
+    assert len(older) == 2 and all(not o.holds and "in machine.ceilings, run 2026010" in o.what_changed()
+                                   for o in older)

@@ -132,3 +132,11 @@ def test_a_guard_whose_fields_are_missing_does_not_hold(monkeypatch):
     monkeypatch.setattr(module, "GUARDS", {"needs_none": ("a sum of a missing figure", lambda f: f.gpu + None)})
     out = guards.evaluate("needs_none", "machine")
     assert not out.holds and out.read[-1][0] == "error" and "TypeError" in out.what_changed()
+
+
+def test_every_declared_guard_is_named_by_a_page():
+    """A guard no paragraph rests on guards nothing: each one a chapter declares is named on some page."""
+    named = {n if "." in n else f"{_chapter(p)}.{n}" for p, n in GUARDED}
+    chapters = sorted(p.parent.name for p in (ROOT / "src" / "kernelbook" / "chapters").glob("*/facts.py"))
+    unused = [f"{c}.{g}" for c in chapters for g in guards.declared(c) if f"{c}.{g}" not in named]
+    assert not unused, unused

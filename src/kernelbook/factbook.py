@@ -17,6 +17,9 @@ beside it, `<name>_runs_low`/`_runs_high` or `<name>_low`/`_high`) keeps its val
 define `derive(facts) -> dict` for the ratios and shares a page prints beside their figures: they are computed again
 from the medians, so that a ratio always reads as the figures next to it divide.
 
+A field that is the least or the most over a run's rounds (an interval's ends) is the lowest or highest over the runs
+instead, where the module lists it in `EXTREMES = {"saved_low_us": min, "saved_high_us": max}`.
+
     book = factbook.book("decode")          # computed once per build and machine
     book.facts.best_ms, book.sources["best_ms"].title   # 3.21, 'median of 2 runs, 2026-12-01 to 12-03 …'
 """
@@ -37,7 +40,7 @@ PUBLISHED = ("laptop_", "article_")  # a field named so quotes the article's pub
 @dataclass(frozen=True)
 class Source:
     """How one field was obtained: the text a reader sees on hovering it."""
-    rule: str  # "median", "same", "newest", "derived", "across", "own", "published"
+    rule: str  # "median", "same", "newest", "derived", "across", "own", "published", "min", "max"
     runs: tuple[str, ...] = ()  # the runs' start stamps, oldest first
     low: float | None = None
     high: float | None = None
@@ -50,6 +53,9 @@ class Source:
         span = "" if not days else (f", {_day(days[0])}" if len(days) == 1
                                      else f", {_day(days[0])} to {_day(days[-1])}")
         what = " from " + ", ".join(self.experiments) if self.experiments else ""
+        if self.rule in ("min", "max"):
+            which = "lowest" if self.rule == "min" else "highest"
+            return f"the {which} over {len(self.runs)} runs{span}, runs {_g(self.low)} to {_g(self.high)}{what}"
         if self.rule in ("median", "across"):
             rng = "" if self.low is None else f", runs {_g(self.low)} to {_g(self.high)}"
             return f"median of {len(self.runs)} run{'s' * (len(self.runs) != 1)}{span}{rng}{what}"
@@ -79,6 +85,9 @@ class Book:
     facts: Any
     sources: dict[str, Source]
     read: tuple[store.Result, ...]  # every result the facts read (the newest of each): the page's stale warning
+    # each older fresh run's words and verdicts over the medians shown ('decode_far.ladder, run 20261202T212537Z',
+    # facts): a guard must hold in every run (kernelbook.guards), not in the newest alone
+    each_run: tuple[tuple[str, Any], ...] = ()
 
 
 def _numeric(x: Any) -> bool:
@@ -114,6 +123,8 @@ def _compute_book(chapter: str, machine: str | None) -> Book:
     mine = {r.experiment: r for r in read if r.machine == machine and not r.published}
     runs = {e: [r for r in store.runs(e, machine) if r.status == store.FRESH] for e in mine}
     values: dict[str, dict[str, list[Any]]] = {}  # experiment -> field -> values, newest run first
+    older: list[tuple[str, Any]] = []  # (which run, its facts) for every older fresh run read
+    extremes = getattr(module, "EXTREMES", {})  # a field that is the least or most over rounds: min or max over runs
     if not getattr(module, "ONE_RULE", True):  # a chapter that reads every stored run itself says how
         own = Source("own", inputs=(module.RULE,))
         return Book(chapter, machine, base, dict.fromkeys(names, own), tuple(read))
@@ -123,6 +134,7 @@ def _compute_book(chapter: str, machine: str | None) -> Book:
                 continue
             variants = [base] + [_compute(module, machine, {e: k}) for k in range(1, len(rs))]
             values[e] = {n: [getattr(v, n) for v in variants] for n in names}
+            older += [(f"{e}, run {rs[-1 - k].run}", v) for k, v in enumerate(variants) if k]
     out: dict[str, Any] = {}
     sources: dict[str, Source] = {}
     for n in names:
@@ -153,22 +165,27 @@ def _compute_book(chapter: str, machine: str | None) -> Book:
         if len(deps) == 1:
             vals = values[deps[0]][n]
             e = deps[0]
-            out[n] = _median(vals)
-            sources[n] = Source("median", stamps(e), min(vals), max(vals), (e,))
+            pick = extremes.get(n)
+            out[n] = _median(vals) if pick is None else pick(vals)
+            sources[n] = Source("median" if pick is None else pick.__name__, stamps(e), min(vals), max(vals), (e,))
             continue
         k_runs = min(len(runs[e]) for e in deps)
         vals = [x] + [getattr(_compute(module, machine, dict.fromkeys(deps, k)), n) for k in range(1, k_runs)]
         out[n] = _median(vals)
         sources[n] = Source("median", stamps(deps[0], k_runs), min(vals), max(vals), tuple(deps))
-    facts = dataclasses.replace(base, **out) if out else base
+    medians = dataclasses.replace(base, **out) if out else base
     derive = getattr(module, "derive", None)
-    if derive is not None:
-        derived = derive(facts)
-        facts = dataclasses.replace(facts, **derived)
-        for n, inputs in getattr(module, "DERIVED_FROM", {}).items():
-            if n in derived:
-                sources[n] = Source("derived", inputs=tuple(inputs))
-    return Book(chapter, machine, facts, sources, tuple(read))
+
+    def derived(f: Any) -> Any:
+        return dataclasses.replace(f, **derive(f)) if derive is not None else f
+
+    facts = derived(medians)
+    for n, inputs in getattr(module, "DERIVED_FROM", {}).items():
+        sources[n] = Source("derived", inputs=tuple(inputs))
+    words = [n for n in names if not _numeric(getattr(base, n))]  # what an older run may say otherwise
+    each_run = tuple((label, derived(dataclasses.replace(medians, **{n: getattr(v, n) for n in words})))
+                     for label, v in older)
+    return Book(chapter, machine, facts, sources, tuple(read), each_run)
 
 
 _books: dict[tuple[str, str, tuple], Book] = {}
