@@ -139,6 +139,8 @@ def test_guard_bytes_miss_time(data):
     _time(data, "swiglu", 0.97)
     assert not _guard("bytes_miss_time", F.from_data(**data))
     _time(data, "swiglu", 1.12)
+    assert not _guard("bytes_miss_time", F.from_data(**data))  # one chain inside the band
+    _time(data, "add_rmsnorm", 1.48)
     assert _guard("bytes_miss_time", F.from_data(**data))
     f = F.from_data(**data)
     assert not _guard("bytes_miss_time", replace(f, swiglu_over_predicted=1.0, norm_over_predicted=0.95))

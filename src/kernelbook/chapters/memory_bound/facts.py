@@ -267,8 +267,9 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
                        lambda f: f.norm_as_laptop),
     "swiglu_as_laptop": ("SwiGLU runs as many kernels, moving as many bytes, as on the article's laptop",
                          lambda f: f.swiglu_as_laptop),
-    "bytes_miss_time": ("a chain's time lies further than the band from its bytes over the copy bandwidth",
-                        lambda f: _outside(f.norm_over_predicted, f.band) or _outside(f.swiglu_over_predicted, f.band)),
+    "bytes_miss_time": ("each chain's time lies further than the band from its bytes over the copy bandwidth",
+                        lambda f: _outside(f.norm_over_predicted, f.band)
+                        and _outside(f.swiglu_over_predicted, f.band)),
     "far_below_ridge": ("fused SwiGLU sits far below the ridge on both machines",
                         lambda f: min(f.ridge_over_intensity, f.laptop_ridge_over_intensity) >= f.far_below),
     "laptop_within_band": ("the laptop's measured chain lies within the band of its prediction",
