@@ -452,20 +452,27 @@ def _holds(name: str, f: F.Facts) -> bool:
 def test_the_add_goal_open_at_one_noisy_shape_names_it_and_its_programs(data):
     f = F.from_data(**data)
     assert f.add_open == F.Open() and not _holds("add_goal_open", f) and not _holds("add_open_programs", f)
+    older = copy.deepcopy(data["add"])  # an older run that met the goal everywhere
     s = _at(data["add"], 8192, 4096)
     ours = s["versions"]["ours"]
     s["versions"]["copy"].update(quiet=False, noise_pct=1.5, values=[ours["ms"] * x for x in (0.97, 1.0) * 5])
-    f = F.from_data(**data)
+    assert not _holds("add_goal_open", F.from_data(**data))  # one run: none met the goal everywhere
+    f = F.from_data(**data, runs={ADD: [older, data["add"]]})
     assert f.add_open == F.Open("8,192 × 4,096", ours["share_of_copy"], s["best_config"][0] * 4096 * 2 // 1024,
                                 s["copy_config"][0] * 2 // 1024, True)
+    assert (f.add_runs, f.add_met_runs, f.add_newest_noisy) == (2, 1, ("8,192 × 4,096",))
     assert f.add_goal_noisy_text == "8,192 × 4,096" and _holds("add_goal_open", f)
+    # the newest run's shape is named whichever run the one rule reads the words of
+    g = F.from_data(older, data["swiglu"], data["designs"], "H200", {ADD: [older, data["add"]]})
+    assert g.add_open == f.add_open and _holds("add_goal_open", g)
     assert _holds("add_open_programs", dataclasses.replace(f, add_open=dataclasses.replace(f.add_open, kib=16,
                                                                                            copy_kib=2)))
     assert not _holds("add_open_programs", dataclasses.replace(f, add_open=dataclasses.replace(f.add_open, kib=2,
                                                                                                copy_kib=2)))
-    assert not _holds("add_goal_open", dataclasses.replace(f, add_all_ahead=False))
-    _at(data["add"], 32768, 4096)["versions"]["ours"]["share_of_copy"] = 0.5  # a shape decidedly under: missed
-    assert not _holds("add_goal_open", F.from_data(**data))
+    assert not _holds("add_goal_open", dataclasses.replace(f, add_ahead_every_run=False))
+    assert not _holds("add_goal_open", dataclasses.replace(f, add_missed_no_run=False))
+    _at(older, 32768, 4096)["versions"]["ours"]["share_of_copy"] = 0.5  # a shape decidedly under in the older run
+    assert not _holds("add_goal_open", F.from_data(**data, runs={ADD: [older, data["add"]]}))
 
 
 def test_lists_read_as_words_and_each_designs_share_as_a_field(data):
@@ -481,6 +488,10 @@ def test_lists_read_as_words_and_each_designs_share_as_a_field(data):
         assert (getattr(f, f"{d}_low"), getattr(f, f"{d}_high")) == (f.design_low[d], f.design_high[d])
 
 
+_NOISY = {"swiglu_newest_noisy_big": True, "swiglu_quiet_big_runs": 1, "swiglu_runs": 3}
+_PLACED = {"swiglu_runs": 3, "swiglu_all_ahead_runs": 1, "copy_behind_runs": 1}
+
+
 @pytest.mark.parametrize("name, holding, turned", [
     ("one_row_close", {"one_row_close": True}, {"one_row_close": False}),
     ("tile_never_ahead", {"tile_never_ahead": True}, {"tile_never_ahead": False}),
@@ -494,16 +505,22 @@ def test_lists_read_as_words_and_each_designs_share_as_a_field(data):
     ("warp_rows", {}, {"warp_fit_behind": False}),
     ("warp_rows", {}, {"warp_spills": False}),
     ("warp_rows", {}, {"multi_warp_barriers": False}),
-    ("swiglu_noisy_big", {"swiglu_noisy_big": True}, {"swiglu_noisy_big": False}),
+    ("swiglu_noisy_big", _NOISY, {"swiglu_newest_noisy_big": False}),
+    ("swiglu_noisy_big", _NOISY, {"swiglu_quiet_big_runs": 0}),
     ("swiglu_rounds", {}, {"divides_swept": "ieee"}),
     ("swiglu_rounds", {}, {"swiglu_all_near_copy": False}),
-    ("swiglu_placed", {"copy_behind_any": False}, {"copy_behind_any": True}),
-    ("swiglu_placed", {"copy_behind_any": False}, {"swiglu_any_behind": True}),
-    ("swiglu_placed", {"copy_behind_any": False}, {"placements_vary": True}),
-    ("swiglu_placed", {"copy_behind_any": False}, {"swiglu_goal_met": False}),
+    ("swiglu_placed", _PLACED, {"copy_behind_runs": 0}),
+    ("swiglu_placed", _PLACED, {"swiglu_copy_ahead_same": False}),
+    ("swiglu_placed", _PLACED, {"swiglu_behind_no_run": False}),
+    ("swiglu_placed", _PLACED, {"swiglu_same_placements": False}),
+    ("swiglu_placed", _PLACED, {"swiglu_met_every_run": False}),
+    ("swiglu_placed", _PLACED, {"swiglu_newest_level": False}),
+    ("swiglu_placed", _PLACED, {"swiglu_all_ahead_runs": 0}),
+    ("swiglu_placed", _PLACED, {"swiglu_all_ahead_runs": 3}),
     ("inexact_compiled", {}, {"inexact_compiled": False}),
     ("inexact_compiled", {}, {"inexact_level": False}),
-    ("probe_moves_more", {"probe_moves_more": True}, {"probe_moves_more": False}),
+    ("inexact_compiled", {}, {"inexact_runs": 0}),
+    ("probe_moves_more", {"probe_more_runs": 1}, {"probe_more_runs": 0}),
     ("ieee_occupancy", {}, {"ieee_holds_fewer": False}),
     ("ieee_occupancy", {}, {"beat_copy_all_ieee": False}),
 ])
@@ -554,3 +571,20 @@ def test_the_shares_the_prose_quotes_are_those_of_the_medians_the_tables_show(da
     assert (f.add_share_low, f.add_share_high) == (pytest.approx(min(shares)), pytest.approx(max(shares)))
     assert f.add_share_high < 0.95  # not the newest run's (data["add"], as stored)
     assert F.derive(f)["add_share_low"] == f.add_share_low
+
+
+def test_the_swiglu_counts_read_every_run_and_the_named_words_the_newest(data):
+    older = copy.deepcopy(data["swiglu"])
+    for s in _big(older):  # an older run with ours ahead of both everywhere: nothing level, nothing inexact shows
+        _ours_from(older, s["rows"], s["hidden"], -1e-4, "compiled", "liger")
+    runs = {SWIGLU: [older, data["swiglu"]]}
+    f = F.from_data(**data, runs=runs)
+    assert (f.swiglu_runs, f.swiglu_all_ahead_runs, f.inexact_runs) == (2, 1, 1)
+    assert f.swiglu_newest_level and f.swiglu_behind_no_run and f.swiglu_met_every_run
+    assert _holds("inexact_compiled", f)
+    # the older run's words read as the newest's where the page names them as the newest run's
+    g = F.from_data(data["add"], older, data["designs"], "H200", runs)
+    assert (g.inexact_shape, g.swiglu_level_text, g.swiglu_newest_level) == (f.inexact_shape, f.swiglu_level_text, True)
+    assert _holds("inexact_compiled", g)
+    h = F.from_data(data["add"], older, data["designs"], "H200", {SWIGLU: [data["swiglu"], older]})  # older newest
+    assert h.inexact_runs == 1 and not _holds("inexact_compiled", h) and not h.swiglu_newest_level

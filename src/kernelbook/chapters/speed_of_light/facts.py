@@ -22,7 +22,9 @@ from `merged`, each version's median time at each shape over the runs of the cur
 copy's median time over the version's. So a range in a sentence is the lowest and highest cell of its table, and
 derive hands them to kernelbook.factbook as they are, with their hover text. The verdicts and words stay the newest
 run's and the counts become medians over the runs, as the factbook's one rule has them; a table column that shows
-one run (a configuration, a goal mark) says it is the newest run's.
+one run (a configuration, a goal mark) says it is the newest run's. Where the runs' verdicts differ, _every_run
+counts what each fresh run said (in how many the goal was met everywhere, say), and the words the page names as the
+newest run's are read from the newest run itself, so that a paragraph holds whichever run's words it is read with.
 
 No sentence is written here: the page's Markdown reads these fields (lists of names come joined as words), and
 GUARDS below names what its paragraphs take the data to decide; each is driven both ways in
@@ -424,6 +426,29 @@ class Facts:
     swiglu_noisy_text: str  # what stayed noisy at a large shape: 'torch.compile and Liger-Kernel at 8,192 × 4,096'
     swiglu_ahead_text: str  # the shapes where ours is ahead of every rival
     swiglu_level_text: str  # the rivals ours is level with, by shape
+    # over every fresh run (the same whichever run the one rule reads); the words above that the page says are the
+    # newest run's (add_open, add_goal_noisy_text, swiglu_noisy_text, swiglu_ahead_text, swiglu_level_text, inexact_*)
+    # are read from the newest run itself
+    add_runs: int
+    add_ahead_every_run: bool  # ours ahead of every rival at every large shape, in every run
+    add_missed_no_run: bool  # the goal missed at no large shape in any run
+    add_met_runs: int  # runs in which the goal was met at every large shape
+    add_newest_noisy: tuple[str, ...]  # the shapes the newest run left undecided
+    add_newest_under: int  # large shapes not decidedly at the share in the newest run
+    swiglu_runs: int
+    swiglu_quiet_big_runs: int  # runs with every figure quiet at every large shape
+    swiglu_newest_noisy_big: bool
+    swiglu_same_placements: bool  # as many placements at every large shape, in every run
+    swiglu_behind_no_run: bool  # ours behind no rival anywhere, in any run
+    swiglu_met_every_run: bool
+    swiglu_copy_ahead_same: bool  # ours ahead of the copy at as many large shapes in every run
+    copy_behind_runs: int  # runs in which ours was behind the copy at some large shape
+    copy_behind_most: int  # the most large shapes it was behind the copy at, in one run
+    swiglu_all_ahead_runs: int  # runs with ours ahead of every rival at every large shape
+    swiglu_newest_ahead: bool  # the newest run: ours ahead of every rival at some shape
+    swiglu_newest_level: bool  # ... level with one at some shape
+    inexact_runs: int  # runs in which torch.compile, level with ours, differed from eager where ours did not
+    probe_more_runs: int  # runs in which placements moved ours more than it differed from any rival (probe shape)
 
 
 FORMATS = {  # how each figure of the page reads (kernelbook.macros); shares of the copy read rounded down, | pct_down
@@ -462,12 +487,13 @@ FORMATS = {  # how each figure of the page reads (kernelbook.macros); shares of 
 }
 
 GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
-    "add_goal_open": ("ours ahead of every rival at every large add + RMSNorm shape, and the goal missed nowhere and "
-                      "undecided, for a noisy share, only at the shape add_open names",
-                      lambda f: f.add_all_ahead and f.add_ahead == f.add_big and f.add_goal == "noisy"
-                      and f.add_goal_noisy == (f.add_open.shape,) and len(f.add_under) == 1 and f.add_open.noisy),
-    "add_open_programs": ("at that shape a program of ours holds more of each tensor than one of the fastest copy",
-                          lambda f: f.add_open.kib > f.add_open.copy_kib > 0),
+    "add_goal_open": ("in every run ours ahead of every rival at every large add + RMSNorm shape and the goal missed "
+                      "nowhere; met everywhere in some runs; in the newest undecided, for a noisy share, only at the "
+                      "shape add_open names",
+                      lambda f: f.add_ahead_every_run and f.add_missed_no_run and 0 < f.add_met_runs < f.add_runs
+                      and f.add_newest_noisy == (f.add_open.shape,) and f.add_newest_under == 1 and f.add_open.noisy),
+    "add_open_programs": ("at that shape (the newest run's) a program of ours holds more of each tensor than one of "
+                          "the fastest copy", lambda f: f.add_open.kib > f.add_open.copy_kib > 0),
     "one_row_close": ("the one-row kernel reaches NEAR_COPY of the copy at every large shape",
                       lambda f: f.one_row_close),
     "tile_never_ahead": ("the tile-sized copy is never TILE_MARGIN or more ahead of the kernel",
@@ -485,18 +511,26 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
                   "every configuration; no barrier in the one-warp program, barriers in every wider one",
                   lambda f: f.warp_fits and f.warp_fit_behind and f.warp_spills and f.one_warp_barrier_free
                   and f.multi_warp_barriers),
-    "swiglu_noisy_big": ("a SwiGLU figure stayed noisy at a large shape", lambda f: f.swiglu_noisy_big),
+    "swiglu_noisy_big": ("a SwiGLU figure stayed noisy at a large shape in the newest run, and every one was quiet "
+                         "there in some other run",
+                         lambda f: f.swiglu_newest_noisy_big and 0 < f.swiglu_quiet_big_runs < f.swiglu_runs),
     "swiglu_rounds": ("both divides matched eager at every input, so both were swept; ours and every rival at the "
                       "goal's share or more at every large shape",
                       lambda f: f.divides_swept == "both" and f.swiglu_all_near_copy),
-    "swiglu_placed": ("as many placements at every large SwiGLU shape; ours ahead of every rival at some, level with "
-                      "one at others, behind none; the goal met everywhere; ours behind the copy nowhere",
-                      lambda f: not f.placements_vary and f.swiglu_any_ahead and f.swiglu_any_level
-                      and not f.swiglu_any_behind and f.swiglu_goal_met and not f.copy_behind_any),
-    "inexact_compiled": ("torch.compile, level with ours at a shape, differs from eager's output there while ours "
-                         "does not", lambda f: f.inexact_shows and f.inexact_level and f.inexact_compiled),
-    "probe_moves_more": ("placements move ours more than it differs from any rival at the probe shape",
-                         lambda f: f.probe_moves_more),
+    "swiglu_placed": ("in every run as many placements at every large SwiGLU shape, ours behind no rival, the goal "
+                      "met everywhere, ours ahead of the copy at as many shapes; behind the copy somewhere in some "
+                      "run; in the newest ahead of every rival at some shapes and level with one at "
+                      "others; in some run ahead of every rival everywhere",
+                      lambda f: f.swiglu_same_placements and f.swiglu_behind_no_run and f.swiglu_met_every_run
+                      and f.swiglu_copy_ahead_same and 0 < f.copy_behind_runs
+                      and f.swiglu_newest_ahead and f.swiglu_newest_level
+                      and 0 < f.swiglu_all_ahead_runs < f.swiglu_runs),
+    "inexact_compiled": ("in the newest run torch.compile, level with ours at a shape, differs from eager's output "
+                         "there while ours does not; so in some runs",
+                         lambda f: f.inexact_shows and f.inexact_level and f.inexact_compiled
+                         and 0 < f.inexact_runs),
+    "probe_moves_more": ("in some run placements move ours more than it differs from any rival at the probe shape",
+                         lambda f: 0 < f.probe_more_runs),
     "ieee_occupancy": ("with the IEEE divide an SM holds fewer of the kernel's programs, and ours is ahead of the copy "
                        "somewhere, each time with the IEEE divide",
                        lambda f: f.ieee_holds_fewer and f.beat_copy_any and f.beat_copy_all_ieee),
@@ -736,9 +770,40 @@ def from_data(add: dict[str, Any], swiglu: dict[str, Any], designs: dict[str, An
     runs = runs or {}
     m_add, m_sw, m_designs = (merged(runs.get(e) or [d]) for e, d in ((ADD, add), (SWIGLU, swiglu),
                                                                        (DESIGNS, designs)))
-    return Facts(gpu=gpu, goal_share=GOAL_SHARE, big_mib=BIG_BYTES >> 20, confidence=CONFIDENCE,
-                 **_add(add, m_add), **_designs(m_designs, m_add),
-                 **_swiglu(swiglu, m_sw, runs.get(SWIGLU) or [swiglu]))
+    sw_runs = runs.get(SWIGLU) or [swiglu]
+    fields = {**_add(add, m_add), **_designs(m_designs, m_add), **_swiglu(swiglu, m_sw, sw_runs),
+              **_every_run(runs.get(ADD) or [add], m_add, sw_runs, m_sw)}
+    return Facts(gpu=gpu, goal_share=GOAL_SHARE, big_mib=BIG_BYTES >> 20, confidence=CONFIDENCE, **fields)
+
+
+def _every_run(adds: list[dict[str, Any]], m_add: dict[str, Any], sws: list[dict[str, Any]],
+               m_sw: dict[str, Any]) -> dict[str, Any]:
+    """What every fresh run says (oldest first), and the newest run's own words where the page names them as its."""
+    a = [_add(d, m_add) for d in adds]
+    w = [_swiglu(d, m_sw, sws) for d in sws]
+    new_a, new_w = a[-1], w[-1]
+    return dict(
+        add_open=new_a["add_open"], add_goal_noisy_text=new_a["add_goal_noisy_text"],
+        add_runs=len(a), add_ahead_every_run=all(x["add_all_ahead"] for x in a),
+        add_missed_no_run=all(x["add_goal"] != "missed" for x in a),
+        add_met_runs=sum(x["add_goal"] == "met" for x in a), add_newest_noisy=new_a["add_goal_noisy"],
+        add_newest_under=len(new_a["add_under"]),
+        swiglu_noisy_text=new_w["swiglu_noisy_text"], swiglu_ahead_text=new_w["swiglu_ahead_text"],
+        swiglu_level_text=new_w["swiglu_level_text"],
+        **{k: v for k, v in new_w.items() if k.startswith("inexact_")},
+        swiglu_runs=len(w), swiglu_quiet_big_runs=sum(not x["swiglu_noisy_big"] for x in w),
+        swiglu_newest_noisy_big=new_w["swiglu_noisy_big"],
+        swiglu_same_placements=not any(x["placements_vary"] for x in w)
+        and len({x["placements_low"] for x in w}) == 1,
+        swiglu_behind_no_run=not any(x["swiglu_any_behind"] for x in w),
+        swiglu_met_every_run=all(x["swiglu_goal_met"] for x in w),
+        swiglu_copy_ahead_same=len({x["copy_ahead"] for x in w}) == 1,
+        copy_behind_runs=sum(x["copy_behind_any"] for x in w), copy_behind_most=max(x["copy_behind"] for x in w),
+        swiglu_all_ahead_runs=sum(not x["swiglu_any_level"] and not x["swiglu_any_behind"] for x in w),
+        swiglu_newest_ahead=new_w["swiglu_any_ahead"], swiglu_newest_level=new_w["swiglu_any_level"],
+        inexact_runs=sum(x["inexact_shows"] and x["inexact_level"] and x["inexact_compiled"] for x in w),
+        probe_more_runs=sum(x["probe_moves_more"] for x in w),
+    )
 
 
 def facts(machine: str | None = None) -> Facts:
