@@ -33,7 +33,4 @@ rows.append([f"{label(cached['queued']['bytes'])}, {page.fact('allocator', 'queu
              shown(queued("uncached", "alloc"), None, 1), shown(queued("uncached", "free"), None, 1)])
 print(page.table(["request (torch.empty, uint8)", "alloc, cached (µs)", "free, cached (µs)",
                   "alloc, no caching (µs)", "free, no caching (µs)"], rows, name="allocator-caching"))
-print(f"\nEach cell: the median over {page.fact('allocator', 'caching_runs')} runs of each run's median, ± the "
-      "noisiest run's noise, and the runs' lowest and highest median where they lie further apart than that. "
-      "Newest run:")
 print(page.provenance(r))

@@ -14,7 +14,4 @@ print(page.table(
       "—" if x["alone_us"] is None else page.num(x["alone_us"], 1), page.num(x["best_us"], 1)]
      for x in rows],
     align="llrllrr", name="decode-far-in-step"))
-if not all(x["agree"] for x in rows):
-    print(f"\n† The runs chose different configs in the step here: the config is the newest run's, the µs the medians "
-          f"over all {len(runs)} runs.\n")
 print(page.provenance(r))
