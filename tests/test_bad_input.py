@@ -125,6 +125,7 @@ def test_a_build_with_a_corrupt_primary_result_names_the_file(tmp_path):
     assert f"{bad}: not valid JSON" in line and "restore it from git" in line
 
 
+@pytest.mark.slow  # a whole-site build
 def test_a_readers_corrupt_folder_does_not_break_the_site(tmp_path):
     """The committed results plus a reader's folder in which one result is broken: the site builds, leaves that
     machine off and says so once."""

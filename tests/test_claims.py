@@ -155,6 +155,22 @@ def test_runs_that_disagree_vary_and_agreeing_runs_keep_their_verdict():
     assert V.combine([]) == V.NOT_MEASURED
 
 
+def test_every_row_shows_the_median_of_the_runs_that_decided_it():
+    pair = V.decide(_figure(), "m", [("r1", {"x": (5.0, 5.4)}), ("r2", {"x": (4.6, 5.2)}), ("r3", {"x": (4.8, 5.6)})],
+                    {})
+    assert (pair.verdict, pair.figure) == (V.REPRODUCED, "4.8–5.4")  # each end its own median, not the newest run's
+    row = V.relation("t", PARTS[0], "index.md", "A beats B", "in every round", rounds=lambda d: d["diffs"],
+                     ours=lambda d: f"{d['a']:.1f} vs {d['b']:,.1f} µs", laptop=lambda p: "y",
+                     quiet=lambda d: d.get("quiet", True))
+    runs = [("r1", {"diffs": [1.0], "a": 43.0, "b": 1055.0}), ("r2", {"diffs": [2.0], "a": 52.8, "b": 1089.9}),
+            ("r3", {"diffs": [-1.0, 3.0], "a": 69.2, "b": 1062.8, "quiet": False})]
+    j = V.decide(row, "m", runs, {})  # the third run is noisy: the first two decide, and only they are shown
+    assert (j.verdict, [r.run for r in j.deciding], j.figure) == (V.HOLDS, ["r1", "r2"], "47.9 vs 1,072.5 µs")
+    assert V.median_text(["1 graph, 0 breaks", "1 graph, 2 breaks", "1 graph, 1 break"]) is None  # words differ
+    assert V.median_text(["-0.14 ms", "-0.01 ms", "0.20 ms"]) == "-0.01 ms"
+    assert V.median_text(["triton_red_fused_0", "triton_red_fused_0"]) == "triton_red_fused_0"
+
+
 def test_documented_and_unmeasured_rows_are_not_tested():
     doc, gap = ledger.BY_ID["vllm-sizes"], ledger.BY_ID["profiler-short"]
     assert V.decide(doc, "m", [("r1", {})], {}).verdict == V.DOCUMENTED

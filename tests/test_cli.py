@@ -68,7 +68,7 @@ def _fresh_runs(machine: str = "nvidia-h200") -> None:
     for e in EXPERIMENTS:
         hashes = store.file_hashes(["src/kernelbook/timing.py", *e.declared])
         data = json.loads(run_file(FIXTURES, e.name).read_text())["data"]
-        store.save(e.name, machine, data, {"started_utc": "2026-12-31T00:00:00+00:00", "source_hashes": hashes})
+        store.save(e.name, machine, data, {"started_utc": "2026-12-02T00:00:00+00:00", "source_hashes": hashes})
 
 
 def test_check_passes_when_all_fresh(fixture_results, capsys):
@@ -87,8 +87,13 @@ def test_check_refuses_published_figures_in_the_primary_machines_folder(fixture_
     _fresh_runs()
     src = fixture_results / "nvidia-geforce-rtx-4060-laptop-gpu" / "machine.ceilings" / "published.json"
     rec = json.loads(src.read_text())
-    rec["machine"] = "nvidia-h200"  # published figures filed as the primary machine's
+    rec["machine"] = "nvidia-h200"  # published figures filed as the primary machine's, beside its runs
     (fixture_results / "nvidia-h200" / "machine.ceilings" / "published.json").write_text(json.dumps(rec))
+    assert cli.main(["check"]) == 1
+    out = capsys.readouterr().out
+    assert "CORRUPT  machine.ceilings: " in out and "published figures (published.json) beside measured runs" in out
+    for run in (fixture_results / "nvidia-h200" / "machine.ceilings").glob("2*.json"):
+        run.unlink()  # published figures alone: no run measured there
     assert cli.main(["check"]) == 1
     assert "MISSING  machine.ceilings: " in capsys.readouterr().out
 

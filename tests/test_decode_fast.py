@@ -77,11 +77,13 @@ def test_step_matches_eager(setup, step):
 
 
 # the first step and the fused ones; without a GPU "pdl" runs exactly "matvec_fusions" (no PDL in the interpreter)
+@pytest.mark.slow  # the full step x shape matrix (.ci/run); each step is checked on the tiny shape above by default
 @pytest.mark.parametrize("step", ("own", *(s for s in fast.FUSED if DEVICE == "cuda" or s != "pdl")))
 def test_fused_steps_match_eager_on_other_shapes(shaped, step):
     _matches_eager(shaped, step)
 
 
+@pytest.mark.slow  # minutes under the interpreter: .ci/run runs it
 def test_fused_step_leaves_out_the_calls_it_is_told_to(setup, monkeypatch):
     """launch_costs times the step without one call: that call, and only it, must be gone."""
     model, prompt, feed, bufs, cache, ref, pk = setup
@@ -208,6 +210,7 @@ def test_steps_are_cumulative_and_labelled():
     assert fast.STEPS[-len(fast.FUSED):] == fast.FUSED and set(fast.ADVANCES) <= set(fast.FUSED)
 
 
+@pytest.mark.slow  # minutes under the interpreter: .ci/run runs it
 def test_the_greedy_step_feeds_itself(setup):
     """Free-running, the step that takes its own argmax and advances its own position generates eager's tokens with
     nothing but replays: bufs.ids holds its argmax and bufs.pos the next position after every step."""

@@ -116,6 +116,7 @@ def test_reset_finds_counters_by_attribute():
     assert layer.max_cache_len == 4 and not layer.keys.any()
 
 
+@pytest.mark.slow  # minutes under the interpreter: .ci/run runs it
 def test_compiled_step_matches_eager(tiny):
     """torch.compile (Inductor's CPU backend, C++) of the static step, teacher-forced against eager."""
     model, prompt, feed = tiny

@@ -256,7 +256,6 @@ def test_the_pools_readings_and_each_of_their_verdicts_both_ways(data):
 
 GUARD_CASES = {  # guard -> (fields on which it holds, fields on which it does not)
     "model_exact": ({"model_exact": True}, {"model_exact": False}),
-    "segments_exact": ({"segments_exact": True}, {"segments_exact": False}),
     "model_constants": ({"model_as_article": True}, {"model_as_article": False}),
     "rules_hold": ({"all_rules_hold": True}, {"all_rules_hold": False}),
     "caching_pays": ({"caching_pays": True}, {"caching_pays": False}),
@@ -274,7 +273,6 @@ GUARD_CASES = {  # guard -> (fields on which it holds, fields on which it does n
     "holes_one_size": ({"holes_one_size": True}, {"holes_one_size": False}),
     "no_hole_fits": ({"no_hole_fits": True}, {"no_hole_fits": False}),
     "retry_released": ({"released_some": True}, {"released_some": False}),
-    "model_oom": ({"model_predicted_oom": True}, {"model_predicted_oom": False}),
     "every_big_split": ({"every_big_split": True}, {"every_big_split": False}),
     "covers_request": ({"free_covers_request": True}, {"free_covers_request": False}),
     "summary_matches": ({"summary_matches_stat": True}, {"summary_matches_stat": False}),
@@ -288,7 +286,6 @@ GUARD_CASES = {  # guard -> (fields on which it holds, fields on which it does n
     "pool_per_capture": ({"pool_per_capture": True}, {"pool_per_capture": False}),
     "shared_saves": ({"shared_saves": True}, {"shared_saves": False}),
     "pool_released": ({"pool_released": True}, {"pool_released": False}),
-    "pool_left": ({"pool_left": True}, {"pool_left": False}),
 }
 
 

@@ -44,6 +44,8 @@ def test_the_fixture_reads_as_stored(data):
     assert f.static_extra_kernels == s["eager_static"]["kernels"] - s["eager_dynamic"]["kernels"]
     assert f.floor_ms == data["six"]["floor_ms"] and f.ceiling_tok_s == pytest.approx(1e3 / f.floor_ms)
     assert f.launch_ms == pytest.approx(s["eager_static"]["kernels"] * data["launch"]["eager_us_per_launch"] / 1e3)
+    assert f.host_beyond_launch_ms == pytest.approx(s["eager_static"]["host_ms"] - f.launch_ms)
+    assert f.launch_step_share == pytest.approx(f.launch_ms / f.static_ms)
     assert (f.laptop_best_ms, f.laptop_best_floor_share, f.laptop_static_extra) == (13.6, 0.91, 229)
     assert f.laptop_best_label == "torch.compile max-autotune"
     assert (f.layers, f.hidden, f.head_dim, f.vocab) == (28, 1536, 128, 151936) and f.weight_as_article
@@ -239,10 +241,14 @@ def test_timeline_and_after_profiler(data):
 
 
 def test_profiler_against_the_timed_host_call(data):
+    """The drawn step's host call under the profiler against the timed step's host time (the page's one figure of
+    each)."""
     six = data["six"]
-    assert F.from_data(**data).profiler_slows_static
-    six["profiles"]["eager_static"]["cpu_us_profiled"] = 1.0  # quicker under the profiler than timed
-    assert not F.from_data(**data).profiler_slows_static
+    inflates = F.GUARDS["profiler_inflates"][1]
+    six["timelines"]["eager_static"]["host_us"] = 2e3 * report.summaries(six)["eager_static"]["host_ms"]
+    assert inflates(F.from_data(**data))
+    six["timelines"]["eager_static"]["host_us"] = 1.0  # quicker under the profiler than timed
+    assert not inflates(F.from_data(**data))
 
 
 def test_rounds_faster_counts_only_rounds_with_both(data):
@@ -345,8 +351,13 @@ GUARD_CASES = [
     ("all_passed", {"any_valid": True, "all_passed": True, "n_failed": 0, "has_build_errors": False},
      {"has_build_errors": True}),
     ("as_article", {"weight_as_article": True, "tied": True}, {"weight_as_article": False}),
-    ("launch_short", {"launch_ratio": 7.0, "laptop_launch_low": 8.0}, {"launch_ratio": 8.5}),
     ("launch_bound", {"launch_ms": 10.4, "floor_ms": 0.72}, {"launch_ms": 0.5}),
+    ("host_not_launch", {"static_host_ms": 32.8, "static_ms": 32.9, "static_busy_ms": 3.6, "launch_ms": 10.4,
+                         "host_beyond_launch_ms": 22.4}, {"host_beyond_launch_ms": 5.0}),
+    ("host_not_launch", {"static_host_ms": 32.8, "static_ms": 32.9, "static_busy_ms": 3.6, "launch_ms": 10.4,
+                         "host_beyond_launch_ms": 22.4}, {"static_busy_ms": 12.0}),
+    ("host_not_launch", {"static_host_ms": 32.8, "static_ms": 32.9, "static_busy_ms": 3.6, "launch_ms": 10.4,
+                         "host_beyond_launch_ms": 22.4}, {"static_host_ms": 20.0}),
     ("trap_past_tol", {"trap_rel_err": 0.76, "tolerance": 0.115}, {"trap_rel_err": 0.05}),
     ("near_ties", {"gap_within_band": True, "median_gap": 0.14, "band": 0.42, "n_departed": 4,
                    "departures_in_band": True, "n_wide": 0, "laptop_all_same": True},
@@ -359,30 +370,38 @@ GUARD_CASES = [
      {"reset_exact": False}),
     ("all_noisy", {"rounds_quiet": False, "some_quiet": False, "noisy_count": 6, "n_variants": 6},
      {"some_quiet": True, "noisy_count": 5}),
-    ("after_round", {"has_after_profiler": True}, {"has_after_profiler": False}),
     ("after_grew", {"has_after_profiler": True, "after_worst_added_us": 4400.0}, {"after_worst_added_us": -3.0}),
-    ("static_slower", {"static_ms": 32.9, "dyn_ms": 26.3, "static_median_more": True},
-     {"static_ms": 25.0, "static_median_more": False}),
+    ("static_slower", {"static_ms": 32.9, "dyn_ms": 26.3, "static_median_more": True, "static_extra_kernels": 231,
+                       "laptop_static_extra": 229}, {"static_ms": 25.0, "static_median_more": False}),
+    ("static_slower", {"static_ms": 32.9, "dyn_ms": 26.3, "static_median_more": True, "static_extra_kernels": 231,
+                       "laptop_static_extra": 229}, {"static_extra_kernels": 0}),
     ("graph_idle", {"graph_kernels": 1403, "static_kernels": 1403, "graph_idle_share": 0.12},
      {"graph_idle_share": 0.5}),
     ("graph_idle", {"graph_kernels": 1403, "static_kernels": 1403, "graph_idle_share": 0.12},
      {"graph_kernels": 1404}),
-    ("cd_host", {"cd_host_ms": 11.8, "cd_busy_ms": 2.3, "cd_idle_share": 0.79, "laptop_cd_idle_share": 0.15},
-     {"cd_host_ms": 1.0}),
+    ("cd_host", {"cd_kernels": 541, "static_kernels": 1403, "cd_host_ms": 11.8, "cd_busy_ms": 2.3,
+                 "cd_idle_share": 0.79, "laptop_cd_idle_share": 0.15}, {"cd_host_ms": 1.0}),
+    ("cd_host", {"cd_kernels": 541, "static_kernels": 1403, "cd_host_ms": 11.8, "cd_busy_ms": 2.3,
+                 "cd_idle_share": 0.79, "laptop_cd_idle_share": 0.15}, {"cd_kernels": 800}),
+    ("cd_host", {"cd_kernels": 541, "static_kernels": 1403, "cd_host_ms": 11.8, "cd_busy_ms": 2.3,
+                 "cd_idle_share": 0.79, "laptop_cd_idle_share": 0.15}, {"cd_idle_share": 0.4}),
     ("ro_faster", {"ro_vs_graph": "faster", "ro_ms": 3.2, "graph_ms": 4.2, "fusion_cut_busy_ms": 1.4},
      {"ro_vs_graph": "mixed"}),
     ("ro_faster", {"ro_vs_graph": "faster", "ro_ms": 3.2, "graph_ms": 4.2, "fusion_cut_busy_ms": 1.4},
      {"fusion_cut_busy_ms": -0.1}),
-    ("ma_slower", {"ma_median_more": True, "ma_vs_ro": "mixed"}, {"ma_median_more": False, "ma_vs_ro": "faster"}),
-    ("warm_range", {"warm_low_s": 5.65, "warm_high_s": 6.9}, {"warm_high_s": 5.66}),
+    ("ma_slower", {"ma_median_more": True, "ma_vs_ro": "mixed", "laptop_ma_gain_ms": 0.14},
+     {"ma_median_more": False, "ma_vs_ro": "faster"}),
+    ("ma_slower", {"ma_median_more": True, "ma_vs_ro": "mixed", "laptop_ma_gain_ms": 0.14},
+     {"laptop_ma_gain_ms": -0.1}),
     ("dyn_runs_differ", {"six_runs": 2, "dyn_ms_low": 18.78, "dyn_ms_high": 33.76}, {"six_runs": 1}),
     ("dyn_runs_differ", {"six_runs": 2, "dyn_ms_low": 18.78, "dyn_ms_high": 33.76}, {"dyn_ms_high": 18.781}),
-    ("profiler_gaps", {"profiled_static_host_ms": 49.6, "static_ms": 32.9, "tl_static_gaps_ms": 45.0,
-                       "tl_static_host_ms": 48.8, "tl_graph_gaps_ms": 2.2, "graph_idle_ms": 0.5},
-     {"profiled_static_host_ms": 30.0}),
-    ("profiler_gaps", {"profiled_static_host_ms": 49.6, "static_ms": 32.9, "tl_static_gaps_ms": 45.0,
-                       "tl_static_host_ms": 48.8, "tl_graph_gaps_ms": 2.2, "graph_idle_ms": 0.5},
-     {"tl_graph_gaps_ms": 0.1}),
+    ("profiler_inflates", {"tl_static_host_ms": 48.8, "static_host_ms": 32.8}, {"tl_static_host_ms": 30.0}),
+    ("profiler_gaps", {"tl_static_gaps_ms": 45.0, "tl_static_host_ms": 48.8, "static_host_ms": 32.8,
+                       "tl_graph_gaps_ms": 2.2, "graph_idle_ms": 0.5}, {"tl_static_gaps_ms": 20.0}),
+    ("profiler_gaps", {"tl_static_gaps_ms": 45.0, "tl_static_host_ms": 48.8, "static_host_ms": 32.8,
+                       "tl_graph_gaps_ms": 2.2, "graph_idle_ms": 0.5}, {"tl_graph_gaps_ms": 0.1}),
+    ("profiler_gaps", {"tl_static_gaps_ms": 45.0, "tl_static_host_ms": 48.8, "static_host_ms": 32.8,
+                       "tl_graph_gaps_ms": 2.2, "graph_idle_ms": 0.5}, {"tl_static_host_ms": 30.0}),
     ("item_raised", {"item_outcome": "raised", "item_chained": True, "item_usable_after": True,
                      "laptop_item_failed": True}, {"item_outcome": "silent"}),
     ("item_raised", {"item_outcome": "raised", "item_chained": True, "item_usable_after": True,
@@ -394,6 +413,8 @@ GUARD_CASES = [
                        "floor_ms": 0.72}, {"step_ratio": 15.0}),
     ("not_bandwidth", {"any_valid": True, "step_ratio": 4.2, "bw_ratio": 17.2, "best_busy_ms": 2.32,
                        "floor_ms": 0.72}, {"best_busy_ms": 1.2}),
+    ("not_bandwidth", {"any_valid": True, "step_ratio": 4.2, "bw_ratio": 17.2, "best_busy_ms": 2.32,
+                       "floor_ms": 0.72, "best_idle_ms": 1.0}, {"best_idle_ms": 0.0}),
 ]
 
 
@@ -419,6 +440,7 @@ def test_derived_figures_read_as_the_medians_beside_them(data):
     assert (d["best_speedup"], d["graph_speedup"], d["best_floor_share"], d["dyn_floor_share"]) == (
         7.5, 8.0, 0.25, pytest.approx(1 / 30))
     assert d["launch_ms"] == 8.0 and d["launch_over_floor"] == 8.0 and d["best_tok_s"] == 250.0
+    assert d["launch_step_share"] == 0.2 and d["host_beyond_launch_ms"] == pytest.approx(f.static_host_ms - 8.0)
     assert d["best_busy_over_floor"] == 2.5 and d["best_busy_beyond_floor_ms"] == 1.5
     g = dataclasses.replace(f, graph_busy_ms=4.0, cd_ms=10.0, cd_busy_ms=2.0, static_busy_ms=4.0, dyn_busy_ms=3.0,
                             ro_ms=3.0, ma_ms=3.5, after_worst_before_us=1000.0, after_worst_host_us=1250.0)

@@ -248,6 +248,13 @@ def test_guards_on_the_roofline(data):
     assert not _guard("some_below_copy", replace(f, slow_versions=0))
 
 
+def test_guard_beats_bytes(data):
+    f = replace(F.from_data(**data), norm_bytes_ratio=5.25, norm_triton_share=0.9, norm_eager_share=0.68)
+    assert _guard("beats_bytes", replace(f, norm_speedup=7.0))
+    assert not _guard("beats_bytes", replace(f, norm_speedup=5.0))  # no more than the bytes predict
+    assert not _guard("beats_bytes", replace(f, norm_speedup=7.0, norm_eager_share=0.95))
+
+
 def test_guard_compiled_noisiest(data):
     f = F.from_data(**data)
     assert _guard("compiled_noisiest", replace(f, compiled_quiet=False, compiled_noisiest=True))

@@ -235,4 +235,7 @@ def test_derived_ratios_divide_the_medians_shown(data):
     d = F.derive(f)
     assert d["copy_vs_laptop"] == pytest.approx(4000 / f.laptop_copy_gbps)
     assert d["tflops_vs_laptop"] == pytest.approx(500 / f.laptop_tflops)
-    assert set(d) == set(F.DERIVED_FROM) and set(d) <= set(F.FORMATS)
+    assert d["ridge"] == pytest.approx(500e3 / 4000)  # the ridge divides the two medians the page prints
+    assert d["ridge_over_swiglu"] == pytest.approx(125 / f.swiglu_flop_per_byte)
+    assert d["ridge_above_laptop"] == (125 > f.laptop_ridge)
+    assert set(F.DERIVED_FROM) <= set(d) and set(F.DERIVED_FROM) <= set(F.FORMATS)

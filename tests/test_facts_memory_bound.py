@@ -17,7 +17,7 @@ def data(fixture_results):
     return {"eager_bytes": load("memory_bound.eager_bytes"), "ceilings": load("machine.ceilings"),
             "laptop": load("memory_bound.eager_bytes", F.LAPTOP), "laptop_ceilings": load("machine.ceilings", F.LAPTOP),
             "laptop_versions": load("fusing_by_hand.versions", F.LAPTOP), "gpu": "H200",
-            "transformers_version": "5.17.0"}
+            "transformers_version": "5.17.0", "versions": load("fusing_by_hand.versions")}
 
 
 def _chain(d, key):
@@ -127,9 +127,8 @@ def _guard(name, f):
 
 def test_guards_on_the_laptops_byte_counts(data):
     f = F.from_data(**data)
-    for name, field in (("norm_as_laptop", "norm_as_laptop"), ("swiglu_as_laptop", "swiglu_as_laptop")):
-        assert _guard(name, replace(f, **{field: True}))
-        assert not _guard(name, replace(f, **{field: False}))
+    assert _guard("norm_as_laptop", replace(f, norm_as_laptop=True))
+    assert not _guard("norm_as_laptop", replace(f, norm_as_laptop=False))
     _chain(data, "add_rmsnorm")["count"] = 8
     assert not _guard("norm_as_laptop", F.from_data(**data))
 
@@ -173,6 +172,18 @@ def test_guards_on_the_kernels(data):
     norm = _chain(data, "add_rmsnorm")
     norm["kernels"] = [k for k in norm["kernels"] if k["bytes_per_elem"] >= F.STREAMING]
     assert not _guard("norm_has_tiny", F.from_data(**data))
+
+
+def _rms_norm_version(d):
+    return next(x for x in d["versions"]["versions"] if (x["op"], x["key"]) == ("add_rmsnorm", "rms_norm"))
+
+
+def test_guard_rms_norm_one_kernel(data):
+    _rms_norm_version(data)["kernels"] = 2  # the add, then F.rms_norm
+    f = F.from_data(**data)
+    assert f.rms_norm_own_kernels == 1 and _guard("rms_norm_one_kernel", f)
+    _rms_norm_version(data)["kernels"] = 4  # F.rms_norm split into three kernels
+    assert not _guard("rms_norm_one_kernel", F.from_data(**data))
 
 
 def test_derived_ratios_divide_the_figures_beside_them(data):

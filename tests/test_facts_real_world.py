@@ -34,6 +34,8 @@ def test_the_fixture_reads_as_stored(data):
     assert f.prefill_tokens == 2048
     assert f.prefill_saved_share == pytest.approx(big["saved_us"] / big["eager"]["busy_us"])
     assert f.prefill_kernel_us_low <= f.prefill_kernel_us_high
+    assert f.prefill_compiled_us == big["compiled"]["busy_us"] and f.prefill_launches == round(big["eager"]["launches"])
+    assert f.prefill_launch_us == pytest.approx(f.prefill_launches * f.launch_us)
     assert (f.laptop_saved_share, f.laptop_launch_us, f.laptop_kernel_ms_low) == (0.05, 8.1, 0.5)
     assert F.facts().gpu == "H200"
 
@@ -75,11 +77,34 @@ def test_the_capture_list_reads_as_the_page_writes_it(data):
         f"{n:,}" for n in f.capture_last)
 
 
-def test_guard_host_bound_both_ways(data):
-    f = F.from_data(**data)
-    test = F.GUARDS["host_bound"][1]
-    assert test(dataclasses.replace(f, prefill_host_us=2 * f.prefill_gpu_us))
-    assert not test(dataclasses.replace(f, prefill_host_us=0.5 * f.prefill_gpu_us))
+def test_derived_figures_read_as_the_medians_beside_them(data):
+    """The saved share is torch_compile's big_saved_share computed the same way; the launches' cost is their count
+    at the machine page's unprofiled cost of one."""
+    f = dataclasses.replace(F.from_data(**data), prefill_gpu_us=400.0, prefill_compiled_us=300.0, prefill_launches=17,
+                            launch_us=8.0)
+    assert F.derive(f) == {"prefill_saved_share": 0.25, "prefill_launch_us": 136.0}
+    assert set(F.derive(f)) == set(F.DERIVED_FROM)
+
+
+def test_the_saved_share_is_the_torch_compile_chapters(fixture_results):
+    from kernelbook import factbook
+
+    rw, tc = factbook.book("real_world").facts, factbook.book("torch_compile").facts
+    assert rw.prefill_saved_share == pytest.approx(tc.big_saved_share)
+    assert (rw.prefill_gpu_us, rw.prefill_compiled_us) == (tc.big_eager_us, tc.big_compiled_us)
+
+
+PREFILL = {"prefill_kernel_us_high": 33.5, "launch_us": 8.1, "laptop_kernel_ms_low": 0.5, "laptop_launch_us": 8.1,
+           "prefill_host_us": 610.0, "prefill_gpu_us": 333.0, "prefill_launch_us": 138.0}
+
+
+@pytest.mark.parametrize("turned", [{"prefill_kernel_us_high": 600.0}, {"prefill_host_us": 300.0},
+                                    {"prefill_launch_us": 400.0}])
+def test_guard_prefill_host_both_ways(data, turned):
+    f = dataclasses.replace(F.from_data(**data), **PREFILL)
+    test = F.GUARDS["prefill_host"][1]
+    assert test(f)
+    assert not test(dataclasses.replace(f, **turned))
 
 
 def test_guard_fusion_saves_both_ways(data):

@@ -36,6 +36,7 @@ def twice(seen: dict[str, set[tuple[str, str]]]) -> dict[str, list[tuple[str, st
     return {k: sorted(v) for k, v in seen.items() if len({text for text, _ in v}) > 1}
 
 
+@pytest.mark.slow  # reads the built site (.ci/run builds it once)
 def test_one_fact_reads_the_same_everywhere_on_the_site(built_site):
     seen = site_facts(built_site)
     assert len(seen) > 300, "the built pages carry too few fact elements: is the site built from these sources?"
@@ -53,6 +54,7 @@ def test_the_check_catches_a_fact_shown_two_ways(tmp_path):
     assert not twice(site_facts(tmp_path))
 
 
+@pytest.mark.slow  # reads the built site (.ci/run builds it once)
 def test_every_fact_element_says_how_it_was_obtained(built_site):
     untitled = {m[1] for p in built_site.rglob("*.html") for m in FACT.finditer(p.read_text()) if not m[2]}
     assert not untitled, sorted(untitled)[:20]
@@ -85,6 +87,7 @@ SHARED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fact", SHARED)
 def test_a_quantity_that_several_pages_show_is_one_fact_on_each(built_site, fact):
     for page in SHARED[fact]:

@@ -492,7 +492,13 @@ _NOISY = {"swiglu_newest_noisy_big": True, "swiglu_quiet_big_runs": 1, "swiglu_r
 _PLACED = {"swiglu_runs": 3, "swiglu_all_ahead_runs": 1, "copy_behind_runs": 1}
 
 
+_AT_COPY = {"add_share_low": 0.985, "swiglu_share_low": 0.999, "small_share_high": 0.83}
+
+
 @pytest.mark.parametrize("name, holding, turned", [
+    ("large_at_copy", _AT_COPY, {"add_share_low": 0.979}),
+    ("large_at_copy", _AT_COPY, {"swiglu_share_low": 0.97}),
+    ("large_at_copy", _AT_COPY, {"small_share_high": 0.98}),
     ("one_row_close", {"one_row_close": True}, {"one_row_close": False}),
     ("tile_never_ahead", {"tile_never_ahead": True}, {"tile_never_ahead": False}),
     ("small_own_work", {"small_own_work_shows": True}, {"small_own_work_shows": False}),

@@ -478,3 +478,22 @@ def test_the_far_tuning_counts_the_sites_that_moved_and_says_which_way(runs):
     old["tuning"][next(iter(old["tuning"]))]["best"] = [99, 1, 1]
     f = F.from_data(runs, "H200")
     assert f.far_sites_moved == 1 and f.far_last_versus == "slower"
+
+
+def test_guard_runs_disagree_both_ways(runs):
+    assert not _guard("runs_disagree", F.from_data(runs, "H200"))  # one run of each: nothing to disagree
+    _another(runs, "machine.ceilings", True, "2099-01-01", lambda d: _slower_eager(d, 1.5))
+    f = F.from_data(runs, "H200")
+    assert _guard("runs_disagree", f) and "eager launch" in f.unsettled_labels
+
+
+def test_guard_launch_unsettled_both_ways(runs):
+    def slower(d, k):
+        _slower_eager(d, k)
+        d["launch"]["host_enqueue_us"]["median"] *= k
+    _another(runs, "machine.ceilings", True, "2099-01-01", lambda d: slower(d, 1.5))
+    assert _guard("launch_unsettled", F.from_data(runs, "H200"))
+    runs["machine.ceilings"][-1].data["launch"]["host_enqueue_us"]["median"] /= 1.5  # the host's time as before
+    f = F.from_data(runs, "H200")
+    assert "eager launch" in f.unsettled_labels and not _guard("launch_unsettled", f)
+

@@ -42,7 +42,7 @@ def test_the_fixture_reads_as_stored(data):
     one, big = _by(data, 1), _by(data, 2048)
     assert f.one_saved_us == one["saved_us"] and f.one_removed == one["kernels_removed"]
     assert f.big_saved_share == pytest.approx(big["saved_us"] / big["eager"]["busy_us"])
-    assert f.host_enqueue_us == data["ceilings"]["launch"]["host_enqueue_us"]["median"]
+    assert f.machine_eager_us == data["ceilings"]["launch"]["eager_us_per_launch"]
     assert f.laptop_one_saved_low == 11 and f.laptop_big_saved_share == pytest.approx(0.05)
     assert f.recompile_tokens == (1, 2, 3, 64) and f.later_tokens == (3, 64) and f.recompile_s == 1.5
     assert (f.later_first_ms, f.later_last_ms) == (f.later_ms[0], f.later_ms[-1])
@@ -118,8 +118,8 @@ def test_one_token_saving_against_the_laptops_range(data, saved, verdict):
 
 def test_launch_against_the_eager_kernels(data):
     f = facts(data)
-    assert f.launch_beats_kernel and f.host_enqueue_us > f.eager_kernel_us_median
-    data["ceilings"]["launch"]["host_enqueue_us"]["median"] = f.eager_kernel_us_median - 0.1
+    assert f.launch_beats_kernel and f.machine_eager_us > f.eager_kernel_us_median
+    data["ceilings"]["launch"]["eager_us_per_launch"] = f.eager_kernel_us_median - 0.1
     assert not facts(data).launch_beats_kernel
 
 
@@ -287,11 +287,21 @@ def test_headline_times_across_runs_show_their_range_only_where_runs_differ(data
     assert two.one_saved_share == pytest.approx(two.one_saved_us / two.one_eager_us)  # the medians shown
 
 
-def test_the_page_quotes_the_machines_launch_cost():
-    """The launch cost the page prints is machine.host_us; this chapter's copy of it only feeds launch_beats_kernel."""
+def test_the_page_quotes_the_machines_launch_cost(data):
+    """What one launch costs is machine.eager_us on every page; this chapter's copy of it (the same median across the
+    machine's runs) only feeds launch_beats_kernel and is never printed."""
+    from pathlib import Path
+
     from kernelbook.chapters.machine import facts as M
-    assert "host_us" in {x.name for x in dataclasses.fields(M.Facts)}
-    assert "launch_us" not in {x.name for x in dataclasses.fields(F.Facts)}
+    text = (Path(__file__).resolve().parents[1] / "docs" / "torch-compile.md").read_text()
+    assert 'facts("machine").eager_us' in text and 'facts("machine").host_us' not in text
+    assert "machine_eager_us" not in F.FORMATS and "launch_us" not in {x.name for x in dataclasses.fields(F.Facts)}
+    other = copy.deepcopy(data["ceilings"])
+    other["launch"]["eager_us_per_launch"] *= 3
+    runs = [other, data["ceilings"], other]  # the median across runs, not the newest run alone
+    assert F.from_data(**data, ceilings_runs=runs).machine_eager_us == M.from_data(
+        data["ceilings"], page.result("machine.ceilings", M.LAPTOP).data,
+        page.result("memory_bound.eager_bytes").data, "H200", 132, None, runs).eager_us
 
 
 def test_derived_shares_read_as_the_medians_shown(data):
@@ -366,7 +376,6 @@ TURNED = {
     "big_gpu_here_only": [{"is_big_gpu": False}, {"same_threshold": False}, {"laptop_big": True}],
     "rewrite_via_cdt": [{"mm_rewrite_needs_cdt": False}, {"ma_sets_cdt": False}],
     "ma_all_triton": [{"ma_all_triton": False}, {"ma_down_found": False}],
-    "decode_down_as_laptop": [{"decode_down_found": False}, {"same_down_fusion": False}],
     "only_attention_outside": [{"only_attention_outside": False}],
     "decode_templates": [{"decode_uses_templates": False}],
 }
@@ -394,7 +403,7 @@ def test_guard_holds_and_turns(data, name):
 def test_guards_read_the_data(data):
     """The verdicts the guards read come from the data: turned on the data, the guard turns."""
     assert F.GUARDS["launch_beats_kernel"][1](facts(data))
-    data["ceilings"]["launch"]["host_enqueue_us"]["median"] = 0.01
+    data["ceilings"]["launch"]["eager_us_per_launch"] = 0.01
     assert not F.GUARDS["launch_beats_kernel"][1](facts(data))
     assert F.GUARDS["later_quiet"][1](facts(data))
     data["recompiles"]["calls"][3]["graphs_compiled"] = 1

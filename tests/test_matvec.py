@@ -181,6 +181,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow  # minutes under the interpreter: .ci/run runs it
 def test_the_kernel_waits_only_under_pdl_proper():
     """The matvec compiled for sm_90 here, without a GPU (Triton ships ptxas), in a process without the
     interpreter: under PDL (1) it lets the next kernel start and waits for the one before once; without its wait

@@ -77,6 +77,7 @@ def compiled():
     return dict(zip(map(tuple, CASES), json.loads(compile_in_child(_COMPILE, json.dumps(CASES))), strict=True))
 
 
+@pytest.mark.slow  # minutes under the interpreter: .ci/run runs it
 @pytest.mark.parametrize("case", CASES[:3])
 def test_it_compiles_for_hopper_with_its_rows_in_shared_memory(compiled, case):
     """The ring is the shared memory the kernel takes, the copies are 16 B each, and the kernel waits for the one

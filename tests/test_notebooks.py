@@ -61,3 +61,16 @@ def test_a_figure_caption_reads_as_one_italic_paragraph_in_the_notebook():
     caption = next(line for line in out.splitlines() if line.startswith("*"))
     assert caption.endswith("*") and "roofline" in caption and "{{" not in caption
     assert notebooks.CAPTION.sub("", "a line\n\nplain text\n") == "a line\n\nplain text\n"  # no caption, no change
+
+
+def test_a_folded_block_reads_in_a_notebook_and_its_snippet_runs_as_a_cell():
+    """A page folds its method (`??? note "…"`, body indented): the notebook shows the title in bold, the body
+    dedented (not as code), and the snippet run inside the fold as a cell of its own."""
+    text = ('Intro.\n\n??? note "How this was measured"\n    Folded text.\n\n'
+            '    ```python exec="on" source="tabbed-right"\n    --8<-- "snippets/machine/launch.py"\n    ```\n\n'
+            '    More folded text.\n\nAfter.\n')
+    stretches, snippets = notebooks.parts(notebooks._unboxed(text))
+    assert snippets == ["snippets/machine/launch.py"]
+    assert "**How this was measured**\nFolded text." in stretches[0]
+    assert "\nMore folded text." in stretches[1] and "    More" not in stretches[1]
+    assert notebooks._unboxed("!!! abstract\n    Body.\n") == "\nBody.\n"  # a box without a title

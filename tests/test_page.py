@@ -126,3 +126,48 @@ def test_a_figure_with_a_caption_shows_it_under_the_image():
     html = page.figure(fig, "bytes <moved> per element", caption=True)
     assert html.strip().startswith('<figure class="kb-figure"><img class="kb-figure" alt="bytes &lt;moved&gt;')
     assert html.strip().endswith("<figcaption>bytes &lt;moved&gt; per element.</figcaption></figure>")
+
+
+def test_in_a_site_build_figures_and_downloads_are_files_beside_the_page():
+    """Issue 46: a page carries no base64 figure or table; each is a file named by its content, found from the
+    page's folder, and a figure says its size and loads lazily."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    try:
+        page.begin_page("decode/")
+        img = page.figure(fig, "a line")
+        tab = page.table(["what", "ms"], [["a", 1.0]])
+        home = (page.begin_page(""), page.downloads(["x"], [[1]], "x"))[1]
+        files = page.assets()
+    finally:
+        page.begin_page()
+    src = re.search(r'src="([^"]+)"', img)[1]
+    assert "base64" not in img + tab and src.startswith("../assets/kb/") and src.endswith(".svg")
+    assert 'loading="lazy"' in img and re.search(r'width="\d+" height="\d+"', img)
+    assert files[src.removeprefix("../")].lstrip().startswith(b"<?xml")
+    csv = re.search(r'href="([^"]+\.csv)"', tab)[1]
+    assert csv.startswith("../assets/kb/what-") and files[csv.removeprefix("../")] == b"what,ms\r\na,1.0\r\n"
+    assert re.search(r'href="assets/kb/x-[0-9a-f]{16}\.csv"', home)  # home sits at the site's root
+    assert "base64," in page.downloads(["x"], [[1]], "x")  # outside a build (a notebook) they stay inline
+
+
+def test_in_a_site_build_the_page_names_its_provenance_once(monkeypatch):
+    monkeypatch.setenv("KERNELBOOK_MODE", "replay")  # the committed results, fresh
+    try:
+        page.begin_page("machine/")
+        blocks = page.provenance(page.result("machine.ceilings")), page.provenance(page.result("decode.six_ways"))
+        foot = page.page_provenance(page.shown())
+    finally:
+        page.begin_page()
+    assert all("Measured on" not in b for b in blocks)  # no line per block ...
+    assert foot.count('class="kb-provenance kb-page-provenance"') == 1  # ... one for the page's machine
+    assert "NVIDIA H200 (132 SMs" in foot and "runs of 2026-" in foot and " at commit" in foot
+
+
+def test_a_table_that_shows_some_columns_downloads_all_of_them():
+    out = page.table(["what", "ms"], [["a", 1.0]], full=(["what", "ms", "noise"], [["a", 1.0, "±1%"]]))
+    assert "| what | ms |" in out and "noise" not in out.split("kb-downloads")[0]
+    csv = base64.b64decode(re.search(r'href="data:text/csv;base64,([^"]+)"', out)[1]).decode()
+    assert csv.splitlines() == ["what,ms,noise", "a,1.0,±1%"]

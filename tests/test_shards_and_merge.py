@@ -105,7 +105,7 @@ def test_shards_json_is_a_matrix_per_gpu_and_shard(capsys):
 
 # ---- merge ------------------------------------------------------------------------------------------------------
 
-def _fresh_run(results: Path, name: str, machine: str = PRIMARY, started: str = "2027-01-02T03:04:05+00:00",
+def _fresh_run(results: Path, name: str, machine: str = PRIMARY, started: str = "2026-12-02T03:04:05+00:00",
                commit: str = "c0ffee" * 6 + "c0ff") -> Path:
     """A run as a shard's job stores it: the fixture's data, hashes of today's code, git at `commit`."""
     hashes = store.file_hashes(["src/kernelbook/timing.py", *store.get(name).declared])
@@ -147,7 +147,7 @@ def test_merged_runs_are_what_load_shows(shards_of, monkeypatch):
     assert cli.main(["merge", *map(str, arts), "--into", str(main)]) == 0
     monkeypatch.setenv("KERNELBOOK_RESULTS", str(main))
     res = store.load("torch_compile.modes", PRIMARY)
-    assert res.status == store.FRESH and res.run == "20270102T030405Z"
+    assert res.status == store.FRESH and res.run == "20261202T030405Z"
 
 
 def _refused(arts: list[Path], main: Path, capsys, message: str) -> str:
@@ -161,7 +161,7 @@ def _refused(arts: list[Path], main: Path, capsys, message: str) -> str:
 
 def test_a_conflicting_file_stops_the_merge_before_anything_is_copied(shards_of, capsys):
     main, arts = shards_of
-    new = next((arts[1] / PRIMARY / "torch_compile.modes").glob("2027*.json"))
+    new = next((arts[1] / PRIMARY / "torch_compile.modes").glob("202612*.json"))
     clash = arts[0] / PRIMARY / "torch_compile.modes" / new.name
     shutil.copy(new, clash)
     rec = json.loads(clash.read_text())
@@ -174,7 +174,7 @@ def test_a_conflicting_file_stops_the_merge_before_anything_is_copied(shards_of,
 def test_a_file_that_differs_from_the_stored_one_is_never_overwritten(shards_of, capsys):
     main, arts = shards_of
     stored = run_file(arts[0], "machine.ceilings")  # the fixture's run, also in results/
-    stored = next(p for p in stored.parent.glob("2026*.json"))
+    stored = next(p for p in stored.parent.glob("202601*.json"))
     stored.write_text(stored.read_text().replace('"schema": 1', '"schema": 1, "note": "edited"', 1))
     _refused(arts, main, capsys, "already holds other bytes under that name; a result is never overwritten")
 
@@ -201,7 +201,7 @@ def _other_machine(path: Path) -> str:
 @pytest.mark.parametrize("breakage", [_schema_break, _not_json, _other_machine])
 def test_a_bad_record_stops_the_merge(shards_of, capsys, breakage):
     main, arts = shards_of
-    bad = next((arts[1] / PRIMARY / "torch_compile.modes").glob("2027*.json"))
+    bad = next((arts[1] / PRIMARY / "torch_compile.modes").glob("202612*.json"))
     err = _refused(arts, main, capsys, breakage(bad))
     assert f"kernelbook merge: {bad}: " in err
 
@@ -211,7 +211,7 @@ def test_a_bad_record_stops_the_merge(shards_of, capsys, breakage):
     (lambda art: (art / "NVIDIA H200").mkdir(), "not a machine slug"),
     (lambda art: (art / PRIMARY / "machine.ceilings" / "copy of run.json").write_text("{}"),
      "neither a run (<UTC start>.json) nor published.json"),
-    (lambda art: os.symlink("/etc/passwd", art / PRIMARY / "machine.ceilings" / "20270101T000000Z.json"),
+    (lambda art: os.symlink("/etc/passwd", art / PRIMARY / "machine.ceilings" / "20261202T000000Z.json"),
      "not a plain file"),
     (lambda art: os.symlink("/etc", art / "nvidia-h100"), "a symlink"),
     (lambda art: (art / PRIMARY / "notes.txt").write_text("hi"), "not a folder of an experiment's runs"),
@@ -251,7 +251,7 @@ def test_merge_skips_temp_files_and_notes(shards_of, capsys):
 
 def test_the_same_new_run_in_two_artifacts_is_copied_once(shards_of, capsys):
     main, arts = shards_of
-    new = next((arts[1] / PRIMARY / "torch_compile.modes").glob("2027*.json"))
+    new = next((arts[1] / PRIMARY / "torch_compile.modes").glob("202612*.json"))
     shutil.copy(new, arts[0] / PRIMARY / "torch_compile.modes" / new.name)
     assert cli.main(["merge", *map(str, arts), "--into", str(main)]) == 0
     assert "3 new" in capsys.readouterr().out
@@ -268,7 +268,7 @@ def test_check_commit_passes_only_when_every_result_was_measured_at_that_commit(
     assert cli.main(["check", "--commit", COMMIT]) == 0
     assert cli.main(["check", "--commit", COMMIT[:12]]) == 0
     capsys.readouterr()
-    _fresh_run(fixture_results, "machine.ceilings", started="2027-02-01T00:00:00+00:00", commit="f" * 40)
+    _fresh_run(fixture_results, "machine.ceilings", started="2026-12-02T05:00:00+00:00", commit="f" * 40)
     assert cli.main(["check", "--commit", COMMIT]) == 1
     out = capsys.readouterr().out
     assert "OTHER    machine.ceilings: " in out and f"was measured at ffffffffffff, not at {COMMIT[:12]}" in out
@@ -278,7 +278,7 @@ def test_check_commit_passes_only_when_every_result_was_measured_at_that_commit(
 def test_check_commit_refuses_a_run_from_a_dirty_tree(fixture_results, capsys):
     for e in EXPERIMENTS:
         _fresh_run(fixture_results, e.name, commit=COMMIT)
-    path = _fresh_run(fixture_results, "torch_compile.modes", started="2027-02-01T00:00:00+00:00", commit=COMMIT)
+    path = _fresh_run(fixture_results, "torch_compile.modes", started="2026-12-02T05:00:00+00:00", commit=COMMIT)
     rec = json.loads(path.read_text())
     rec["provenance"]["git"]["dirty"] = True
     path.write_text(json.dumps(rec))

@@ -18,7 +18,8 @@ SITE = os.environ.get("KERNELBOOK_SITE_DIR")
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 
-pytestmark = pytest.mark.skipif(not SITE, reason="set KERNELBOOK_SITE_DIR to a built site (.ci/run does)")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not SITE, reason="set KERNELBOOK_SITE_DIR to a built site (.ci/run does)")]
 
 
 def pages() -> list[str]:
@@ -79,6 +80,56 @@ def test_page_renders(page, server, browser):
     assert not browser.find_elements(By.CSS_SELECTOR, ".admonition.danger"), f"{page}: a stale-result warning"
     for t in browser.find_elements(By.CSS_SELECTOR, "article table"):
         assert t.find_elements(By.CSS_SELECTOR, "tbody tr"), f"{page}: a table without rows"
-    for img in browser.find_elements(By.CSS_SELECTOR, "img.kb-figure"):
-        ok = browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", img)
+    browser.execute_script("document.querySelectorAll('article details').forEach(d => d.open = true)")
+    for img in browser.find_elements(By.CSS_SELECTOR, "img.kb-figure"):  # lazy: opened, scrolled to, then loaded
+        browser.execute_script("arguments[0].scrollIntoView()", img)
+        ok = False
+        for _ in range(50):
+            ok = browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", img)
+            if ok:
+                break
+            time.sleep(0.1)
         assert ok, f"{page}: figure '{img.get_attribute('alt')}' did not render"
+    wide = browser.execute_script("""
+        const art = document.querySelector('article');
+        return Array.from(art.querySelectorAll('table')).filter(t => {
+            const box = t.closest('.md-typeset__scrollwrap') || t.parentElement;
+            return t.scrollWidth > box.clientWidth + 1 || t.getBoundingClientRect().width > art.clientWidth + 1;
+        }).map(t => Array.from(t.querySelectorAll('th')).map(h => h.innerText).join(' | '));""")
+    assert not wide, f"{page}: tables wider than the page at 1280 px: {wide}"
+
+
+def _targets(root: Path) -> dict[str, set[str]]:
+    """Every page of the built site and the ids it holds: {path under the site: ids}."""
+    import re
+
+    return {str(p.relative_to(root)): set(re.findall(r'\bid="([^"]+)"', p.read_text(errors="replace")))
+            for p in root.rglob("*.html")}
+
+
+def test_every_internal_link_lands(server):
+    """Each link of each page to the site itself (pages, headings, figures, downloads) reaches something."""
+    import re
+    from html import unescape
+    from urllib.parse import urljoin, urlsplit
+
+    root = Path(SITE)
+    ids = _targets(root)
+    broken = []
+    for html_file in sorted(root.rglob("*.html")):
+        rel = html_file.relative_to(root)
+        if rel.parts[0] in ("search", "assets") or rel.name == "404.html":
+            continue
+        base = "/" + str(rel).replace("index.html", "")
+        for href in set(re.findall(r'<(?:a|img|link|script)\b[^>]*?\b(?:href|src)="([^"]+)"', html_file.read_text())):
+            href = unescape(href)
+            if re.match(r"^(?:[a-z]+:|//)", href):  # another site, data:, mailto:
+                continue
+            url = urlsplit(urljoin(base, href))
+            target = url.path.lstrip("/")
+            target = target + "index.html" if target.endswith("/") or not target else target
+            if not (root / target).is_file():
+                broken.append(f"{rel}: {href}")
+            elif url.fragment and target.endswith(".html") and url.fragment not in ids.get(target, set()):
+                broken.append(f"{rel}: {href} (no such heading)")
+    assert not broken, f"{len(broken)} internal links land nowhere: {broken[:20]}"

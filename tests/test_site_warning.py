@@ -15,6 +15,7 @@ import pytest
 from kernelbook import registry, store
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # a whole-site build of its own (.ci/run runs it)
 STALE = "fusing_by_hand.exactness"  # shown by its chapter's table and facts, and by the claims ledger
 
 

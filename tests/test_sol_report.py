@@ -3,6 +3,8 @@ The goal itself is tested with the chapter's facts (test_facts_speed_of_light.py
 
 from __future__ import annotations
 
+import pytest
+
 from kernelbook.chapters.speed_of_light import report as sol_report
 
 
@@ -27,7 +29,11 @@ def test_the_share_plot_draws_each_version_but_the_ceiling_and_the_skipped():
     lines = {ln.get_label(): ln for ln in ax.get_lines() if not ln.get_label().startswith("_")}
     ours, tiled = "ours (best configuration)", "same-bytes copy, kernel-sized programs"
     assert set(lines) == {ours, tiled}  # the ceiling, the skipped and the failed are not drawn
-    assert list(lines[ours].get_xdata()) == [64, 256] and list(lines[ours].get_ydata()) == [99, 97]
+    assert list(lines[ours].get_ydata()) == [99, 97]
+    # side by side at each size: ours nudged one way along the log axis, the next version the other, by DODGE
+    nudge = 10 ** (sol_report.DODGE / 2)
+    assert list(lines[ours].get_xdata()) == pytest.approx([64 / nudge, 256 / nudge])
+    assert list(lines[tiled].get_xdata()) == pytest.approx([64 * nudge, 256 * nudge])
     assert lines[tiled].get_color() == "gray"
     goal = [ln for ln in ax.get_lines() if ln.get_label().startswith("_")]
     assert [list(ln.get_ydata()) for ln in goal] == [[98, 98]]
@@ -59,3 +65,21 @@ def test_a_goal_cell_marks_met_and_missed():
 def test_a_share_cell_marks_a_version_still_noisy_at_its_cap():
     assert sol_report.share_cell({"share_of_copy": 0.985, "quiet": False}) == "98.5% noisy"
     assert sol_report.share_cell({"share_of_copy": 0.985, "quiet": True}) == "98.5%"
+
+
+def test_a_table_shows_a_few_columns_and_downloads_every_one():
+    import base64
+    import re
+
+    out = sol_report.table(["a", "b"], [[1, "x|y"]], "lr", "t", full=(["a", "b", "c"], [[1, "x|y", 3]]))
+    assert out.startswith("| a | b |\n| :-- | --: |\n| 1 | x\\|y |\n")
+    csv = re.search(r'href="data:text/csv;base64,([^"]+)"', out)[1]  # outside a site build: inline
+    assert base64.b64decode(csv).decode().splitlines() == ["a,b,c", "1,x|y,3"]
+    with pytest.raises(ValueError):
+        sol_report.table(["a", "a"], [[1, 2]], "lr", "t")
+
+
+def test_a_folded_table_is_a_collapsed_note_whose_markdown_is_rendered():
+    out = sol_report.folded("Timing & more", "| a |\n| :-- |\n| 1 |")
+    assert out.strip().startswith('<details class="note" markdown="1">\n<summary>Timing &amp; more</summary>\n\n| a |')
+    assert out.strip().endswith("</details>")

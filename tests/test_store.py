@@ -14,8 +14,10 @@ from kernelbook.registry import Experiment
 
 @pytest.fixture
 def toy(tmp_path, monkeypatch, toy_schema):
-    """A repository root with three files; experiment 'toy.exp' declares c.txt (read as text)."""
-    for name, text in (("a.py", "A = 1\n"), ("b.py", "B = 1\n"), ("c.txt", "shown\n")):
+    """A repository root with three files, two of them the package's; experiment 'toy.exp' declares c.txt (read as
+    text)."""
+    (tmp_path / "src" / "kernelbook").mkdir(parents=True)
+    for name, text in ((A, "A = 1\n"), (B, "B = 1\n"), ("c.txt", "shown\n")):
         (tmp_path / name).write_text(text)
     monkeypatch.setenv("KERNELBOOK_ROOT", str(tmp_path))
     monkeypatch.delenv("KERNELBOOK_RESULTS", raising=False)
@@ -24,11 +26,14 @@ def toy(tmp_path, monkeypatch, toy_schema):
     return exp
 
 
+A, B = "src/kernelbook/a.py", "src/kernelbook/b.py"
+
+
 def toy_measure() -> dict:
     return {"value": 42.5, "rows": [1, 2, 3]}
 
 
-def _save(files: tuple[str, ...] = ("a.py", "c.txt"), started: str = "2026-12-01T07:12:03+00:00",
+def _save(files: tuple[str, ...] = (A, "c.txt"), started: str = "2026-12-01T07:12:03+00:00",
           data: object = None, name: str = "toy.exp") -> None:
     hashes = store.file_hashes(files)
     store.save(name, "gpu-x", data if data is not None else {"v": 1},
@@ -38,30 +43,30 @@ def _save(files: tuple[str, ...] = ("a.py", "c.txt"), started: str = "2026-12-01
 def test_a_run_is_stale_exactly_when_a_file_it_recorded_changes(toy, tmp_path):
     _save()
     assert store.load("toy.exp", "gpu-x").status == store.FRESH
-    (tmp_path / "b.py").write_text("B = 2\n")  # not recorded by the run: no effect
+    (tmp_path / B).write_text("B = 2\n")  # not recorded by the run: no effect
     assert store.status("toy.exp", "gpu-x") == store.FRESH
-    (tmp_path / "a.py").write_text("A = 2\n")  # recorded: stale, and says which file
+    (tmp_path / A).write_text("A = 2\n")  # recorded: stale, and says which file
     res = store.load("toy.exp", "gpu-x")
-    assert res.stale and res.changed == ["a.py"]
+    assert res.stale and res.changed == [A]
 
 
 def test_a_removed_source_or_an_unrecorded_declared_file_makes_it_stale(toy, tmp_path):
-    _save(files=("a.py",))
+    _save(files=(A,))
     assert store.load("toy.exp", "gpu-x").changed == ["c.txt (not recorded)"]
     _save(started="2026-12-01T08:00:00+00:00")
-    (tmp_path / "a.py").unlink()
-    assert store.load("toy.exp", "gpu-x").changed == ["a.py (removed)"]
+    (tmp_path / A).unlink()
+    assert store.load("toy.exp", "gpu-x").changed == [f"{A} (removed)"]
 
 
 def test_runs_are_kept_and_load_prefers_the_newest_fresh_one(toy, tmp_path):
     _save(data={"v": 1}, started="2026-12-01T07:00:00+00:00")
     _save(data={"v": 2}, started="2026-12-01T08:00:00+00:00")
-    (tmp_path / "a.py").write_text("A = 3\n")  # both runs are now of older code
-    _save(data={"v": 3}, started="2026-12-01T06:00:00+00:00", files=("b.py", "c.txt"))  # fresh, but started first
+    (tmp_path / A).write_text("A = 3\n")  # both runs are now of older code
+    _save(data={"v": 3}, started="2026-12-01T06:00:00+00:00", files=(B, "c.txt"))  # fresh, but started first
     runs = store.runs("toy.exp", "gpu-x")
     assert [r.data["v"] for r in runs] == [3, 1, 2] and [r.status for r in runs] == ["fresh", "stale", "stale"]
     assert store.load("toy.exp", "gpu-x").data == {"v": 3}
-    (tmp_path / "b.py").write_text("B = 3\n")  # nothing fresh: the newest run, stale
+    (tmp_path / B).write_text("B = 3\n")  # nothing fresh: the newest run, stale
     assert store.load("toy.exp", "gpu-x").data == {"v": 2} and store.load("toy.exp", "gpu-x").stale
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -96,10 +98,10 @@ def test_measure_is_a_matrix_over_gpu_runners_sized_by_its_shard():
     assert m["runs-on"] == ["self-hosted", "linux", "gpu", "${{ matrix.gpu }}"]
     assert m["timeout-minutes"] == "${{ matrix.timeout_minutes }}"
     runs = " ".join(step.get("run", "") for step in m["steps"])
-    assert 'kernelbook run --shard "$SHARD" --require-gpu "$GPU"' in runs
+    assert 'kernelbook run --shard "$SHARD" --require-gpu "$GPU"' in runs and "--into measured" in runs
     upload = next(step for step in m["steps"] if step.get("uses", "").startswith("actions/upload-artifact@"))
     assert upload["with"]["name"] == "results-${{ matrix.gpu }}-${{ matrix.name }}"
-    assert upload["with"]["path"] == "results/"
+    assert upload["with"]["path"] == "measured/"  # only the runs this job made (README: the artifact)
 
 
 def _plan(tmp_path, gpus: str, shards: str) -> dict:
@@ -183,7 +185,7 @@ def test_the_publish_merge_step_as_written_merges_two_shards(tmp_path):
         art = tmp_path / "incoming" / f"results-nvidia-h200-{k}-of-2"
         shutil.copytree(FIXTURES, art)
         data = json.loads(run_file(FIXTURES, name).read_text())["data"]
-        store.save(name, "nvidia-h200", data, {"started_utc": "2027-01-01T00:00:00+00:00",
+        store.save(name, "nvidia-h200", data, {"started_utc": "2026-12-02T00:00:00+00:00",
                                               "source_hashes": {"src/kernelbook/timing.py": "x"}}, into=art)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     done = subprocess.run(["bash", "-e", "-c", step["run"].replace("python ", f"{sys.executable} ")], cwd=tmp_path,
@@ -191,4 +193,130 @@ def test_the_publish_merge_step_as_written_merges_two_shards(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "kernelbook merge: 2 new into results" in done.stdout
     for name in ("machine.ceilings", "torch_compile.modes"):
-        assert (tmp_path / "results" / "nvidia-h200" / name / "20270101T000000Z.json").is_file()
+        assert (tmp_path / "results" / "nvidia-h200" / name / "20261202T000000Z.json").is_file()
+
+
+# ---- the measure job's install, the deploy job's branch ---------------------------------------------------------
+
+def test_measure_installs_into_a_fresh_virtual_environment_with_the_constraints_file():
+    """Nothing installed into the self-hosted runner's own Python: one run's packages are never the next run's."""
+    steps = gpu_workflow()["jobs"]["measure"]["steps"]
+    install = next(s for s in steps if "pip install" in s.get("run", ""))["run"]
+    assert 'python3 -m venv --clear --system-site-packages "$RUNNER_TEMP/kernelbook-venv"' in install
+    assert "-c \"$RUNNER_TEMP/constraints-gpu.txt\"" in install and ".ci/constraints.txt" in install
+    assert '"$RUNNER_TEMP/kernelbook-venv/bin/python" -m pip install' in install
+    assert "python3 -m pip" not in install
+    measure = next(s for s in steps if "kernelbook run" in s.get("run", ""))["run"]
+    assert measure.lstrip().startswith('"$RUNNER_TEMP/kernelbook-venv/bin/python" -m kernelbook run')
+
+
+def test_the_gpu_constraints_pin_everything_but_the_runner_s_own_torch_stack():
+    """The measure job's filter of .ci/constraints.txt, run here: the CPU pins of torch, triton and transformers go
+    (the runner's CUDA builds stay), every other pin stays."""
+    step = next(s for s in gpu_workflow()["jobs"]["measure"]["steps"] if "pip install" in s.get("run", ""))
+    grep = next(line for line in step["run"].splitlines() if line.strip().startswith("grep"))
+    out = subprocess.run(["bash", "-c", grep.split(">")[0]], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    kept = {line.split("==")[0] for line in out.stdout.splitlines() if "==" in line}
+    pinned = {line.split("==")[0] for line in (ROOT / ".ci" / "constraints.txt").read_text().splitlines()
+              if "==" in line}
+    assert kept == pinned - {"torch", "triton", "transformers"} and "jsonschema" in kept
+
+
+def test_deploy_runs_only_from_main():
+    deploy = gpu_workflow()["jobs"]["deploy"]
+    assert deploy["if"] == "github.ref == 'refs/heads/main'"
+
+
+# ---- the data path, end to end on the committed results ---------------------------------------------------------
+
+def _head() -> tuple[str, datetime]:
+    out = subprocess.run(["git", "-C", str(ROOT), "show", "-s", "--format=%H %cI", "HEAD"], capture_output=True,
+                         text=True, timeout=60)
+    if out.returncode or shutil.which("git") is None:
+        pytest.skip("needs git and a clone of the repository")
+    commit, when = out.stdout.split()
+    return commit, datetime.fromisoformat(when)
+
+
+def _measured_at(results: Path, artifact: Path, commit: str, made: datetime) -> list[Path]:
+    """What the measure job (`run --shard 1/1 --require-gpu nvidia-h200 --into measured`) uploads: one run of every
+    experiment, measured at `commit`, stored as the runner stores it (store.save). Without a GPU each is the newest
+    fresh committed run of that experiment, started again at that commit; that run is taken out of `results`, which
+    is then the folder as it was before the measurement (so the build reads the same data)."""
+    from kernelbook import store
+    from kernelbook.registry import EXPERIMENTS
+
+    start = max(made + timedelta(minutes=1), datetime.now(UTC) - timedelta(hours=1))
+    saved = []
+    old = os.environ.get("KERNELBOOK_RESULTS")
+    os.environ["KERNELBOOK_RESULTS"] = str(results)
+    try:
+        for i, e in enumerate(EXPERIMENTS):
+            newest = store.load(e.name, "nvidia-h200")
+            assert newest.status == store.FRESH, f"{e.name}: no fresh run to stand for a new one"
+            prov = {k: v for k, v in newest.provenance.items() if k != "schema_hashes"}
+            prov.update(started_utc=(start + timedelta(seconds=i)).isoformat(timespec="seconds"),
+                        git={"commit": commit, "dirty": False})
+            saved.append(store.save(e.name, "nvidia-h200", newest.data, prov, into=artifact))
+            newest.path.unlink()
+    finally:
+        if old is None:
+            os.environ.pop("KERNELBOOK_RESULTS")
+        else:
+            os.environ["KERNELBOOK_RESULTS"] = old
+    return saved
+
+
+def _step(job: str, what: str) -> dict:
+    return next(s for s in gpu_workflow()["jobs"][job]["steps"] if what in s.get("run", ""))
+
+
+def _run_step(step: dict, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    """A workflow step's script, run by bash as GitHub runs it, with this interpreter for `python`."""
+    script = step["run"].replace("python -m", f"{sys.executable} -m")
+    return subprocess.run(["bash", "-e", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=1800,
+                          env={**{k: v for k, v in os.environ.items() if not k.startswith("KERNELBOOK_")},
+                               "PYTHONPATH": str(ROOT / "src"), **step.get("env", {}), **env})
+
+
+@pytest.fixture
+def published(tmp_path):
+    """The publish job's folder after its merge step: results/ (the committed results as they were before the
+    measurement) merged with incoming/results-nvidia-h200-1-of-1/ (the measure job's artifact), by the step itself."""
+    commit, made = _head()
+    results = tmp_path / "results"
+    shutil.copytree(ROOT / "results", results)
+    artifact = tmp_path / "incoming" / "results-nvidia-h200-1-of-1"
+    measure = gpu_workflow()["jobs"]["measure"]["steps"]
+    upload = next(s for s in measure if s.get("uses", "").startswith("actions/upload-artifact@"))["with"]["path"]
+    into = re.search(r"--into (\S+)", " ".join(s.get("run", "") for s in measure))
+    assert upload.rstrip("/") == (into[1] if into else "results"), "the job uploads the folder it measured into"
+    if upload.rstrip("/") == "results":  # the whole folder: the job's checkout of results/, then its new runs
+        shutil.copytree(ROOT / "results", artifact)
+    new = _measured_at(results, artifact, commit, made)
+    done = _run_step(_step("publish", "kernelbook merge"), tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"kernelbook merge: {len(new)} new into results" in done.stdout
+    return results, commit
+
+
+def test_the_publish_job_merges_and_checks_a_measure_job_s_artifact(published):
+    """The measure job's artifact merged into today's committed results (29 runs of older code among them, which
+    today's schemas refuse), then the check step as written: `check --machine nvidia-h200 --commit <this commit>`
+    and tests/test_results_provenance.py over the merged folder."""
+    results, commit = published
+    done = _run_step(_step("publish", "kernelbook check"), ROOT, KERNELBOOK_RESULTS=str(results), GPUS="nvidia-h200",
+                     COMMIT=commit)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "all 22 experiments have fresh results on nvidia-h200" in done.stdout
+    assert re.search(r"\d+ passed", done.stdout) and " failed" not in done.stdout
+
+
+@pytest.mark.slow
+def test_the_publish_job_builds_the_site_from_the_merged_results(published, tmp_path):
+    results, _ = published
+    step = _step("publish", "mkdocs build")
+    step = {**step, "run": step["run"].replace("-d site", f"-d {tmp_path / 'site'}")}
+    done = _run_step(step, ROOT, KERNELBOOK_RESULTS=str(results), KERNELBOOK_CACHE="0")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "site" / "machines" / "index.html").is_file()

@@ -1,3 +1,5 @@
+import re
+
 from kernelbook import across, macros, page, store
 from kernelbook.chapters.claims import ledger
 from kernelbook.chapters.claims.verdicts import VARIES, describe
@@ -15,12 +17,16 @@ def href(md):  # MkDocs leaves the links an exec block prints as they are: point
     return f"../{md.removesuffix('.md')}/"
 
 
+def breakable(text):  # long names (kernels, settings) may wrap after an underscore, so the table fits the column
+    return re.sub(r"\S{16,}", lambda m: re.sub(r"([_=/:]|\.(?=[a-z]))", r"\1<wbr>", m.group()), text)
+
+
 def test_of(row):
     if row.kind == "documented":
-        return f"[{row.source}]({row.url})"
+        return f"[{breakable(row.source)}]({row.url})"
     if row.kind == "unmeasured":
-        return f"would take {row.measure_by}"
-    return describe(row, records)
+        return f"to measure: {breakable(row.measure_by)}"
+    return breakable(describe(row, records))
 
 
 def norm_ratio(m):  # eager add + RMSNorm's time over its bytes at the copy bandwidth, from the medians shown
@@ -41,7 +47,7 @@ def read_gbps(m):  # the machine page's read-only bandwidth: the median across i
 # ledger's, decided run by run.
 SHOWN = {
     "part4-idle": lambda f, m: f("decode", "dyn_idle_share"),
-    "ridge": lambda f, m: f"{f('machine', 'ridge_over_swiglu')}× (ridge {f('machine', 'ridge')}, matmul ÷ copy; "
+    "ridge": lambda f, m: f"{f('machine', 'ridge_over_swiglu')}× (ridge {f('machine', 'ridge')} over copy; "
                           f"SwiGLU {f('machine', 'swiglu_flop_per_byte')})",
     "laptop-roofline": lambda f, m: f"{f('machine', 'matmul_tflops')} TFLOPS, {read_gbps(m)} GB/s read",
     "laptop-copy": lambda f, m: f"{f('machine', 'copy_gbps')} GB/s copy",
@@ -71,38 +77,54 @@ SHOWN = {
                                 f"{f('decode', 'ro_ms')} ms)",
     "graphs-and-fusion": lambda f, m: f"{page.num(decode(m).dyn_ms / decode(m).ma_ms, 2)}× ({f('decode', 'dyn_ms')} → "
                                       f"{f('decode', 'ma_ms')} ms, max-autotune)",
+    "gain-is-fusion": lambda f, m: f"{f('decode', 'ro_graph_diff_ms')} of {f('decode', 'fusion_cut_busy_ms')} ms",
     "floor-eager": lambda f, m: f("decode", "dyn_floor_share"),
+    "same-bandwidth": lambda f, m: f"{f('fusing_by_hand', 'share_low')}–{f('fusing_by_hand', 'share_high')}",
+    "expandable-cost": lambda f, m: f"{f('allocator', 'grow_expandable_us')} vs {f('allocator', 'grow_default_us')} µs",
+    "prefill-launch-hidden": lambda f, m: f"{f('real_world', 'prefill_gpu_us')} µs GPU, "
+                                          f"{f('real_world', 'prefill_host_us')} µs host",
     "laptop-floor": lambda f, m: f"{f('decode', 'floor_ms')} ms, {f('decode', 'ceiling_tok_s')} tok/s",
 }
 LAPTOP = {  # the laptop's ridge: the article's, over its DRAM read, and the one the chapters use, over its copy
-    "ridge": lambda j: f"{page.num(LAP_RIDGE / LAP_SWIGLU, 0)}× (ridge {page.num(LAP_RIDGE, 0)}, matmul ÷ DRAM read, "
-                       f"as the article quotes it; SwiGLU {LAP_SWIGLU}); over the copy, as for ours: "
+    "ridge": lambda j: f"{page.num(LAP_RIDGE / LAP_SWIGLU, 0)}× (ridge {page.num(LAP_RIDGE, 0)} over DRAM read; "
+                       f"SwiGLU {LAP_SWIGLU}) · over copy: "
                        f"{page.fact('memory_bound', 'laptop_ridge_over_intensity')}× "
                        f"(ridge {page.fact('machine', 'laptop_ridge')})",
 }
 
 
 def figure(j, m):
-    """The figure in machine m's column: the chapters' facts where they show it, else the ledger's."""
+    """The figure in machine m's column: the median over the runs that decided the verdict (the ledger's), printed
+    as the chapter's own fact where a chapter shows it and every run decided, so both pages read alike; where a noisy
+    run was set aside, the chapter's median over every run follows the deciding runs' figure."""
     if j.row.id not in SHOWN or j.verdict == VARIES or not j.readings:
-        return j.figure
+        return breakable(j.figure)
     try:
-        return SHOWN[j.row.id](lambda chapter, name: str(getattr(macros.facts(chapter, m), name)), m)
+        shown = SHOWN[j.row.id](lambda chapter, name: str(getattr(macros.facts(chapter, m), name)), m)
     except (FileNotFoundError, store.StoreError, AttributeError):
-        return j.figure
+        return breakable(j.figure)
+    if len(j.deciding) == j.runs or re.sub(r"<[^>]+>", "", shown) == j.figure:
+        return shown
+    return f"{j.figure}; every run: {shown}"
+
+
+def runs(j):  # how many runs the verdict rests on, of how many
+    if not j.readings or j.row.kind == "documented":
+        return "—"
+    return str(j.runs) if len(j.deciding) == j.runs else f"{len(j.deciding)} of {j.runs}"
 
 
 heads = ["the article says", "judged by", "RTX 4060 Laptop (article)"]
-for m in machines:
-    heads += [labels[m], "verdict", "runs"]
+for k, m in enumerate(machines):  # the primary's columns plainly, another machine's named after it
+    heads += [labels[m], "verdict", "runs"] if k == 0 else [labels[m], f"verdict ({labels[m]})", f"runs ({labels[m]})"]
 for i, (part, rows) in enumerate(ledger.by_part(judged[machines[0]])):
     print(f"\n### {part}\n")
     table = []
     for j in rows:
-        cells = [j.row.claim, test_of(j.row), LAPTOP[j.row.id](j) if j.row.id in LAPTOP else j.laptop]
+        laptop = LAPTOP[j.row.id](j) if j.row.id in LAPTOP else breakable(j.laptop)
+        cells = [breakable(j.row.claim), test_of(j.row), laptop]
         for m in machines:
             mine = next(x for x in judged[m] if x.row.id == j.row.id)
-            runs = mine.runs if mine.readings and j.row.kind != "documented" else "—"
-            cells += [figure(mine, m), f"[{mine.verdict}]({href(j.row.page)})", runs]
+            cells += [figure(mine, m), f"[{mine.verdict}]({href(j.row.page)})", runs(mine)]
         table.append(cells)
     print(page.table(heads, table, align="lll" + "rlr" * len(machines), name=f"claims-{i + 1}"))

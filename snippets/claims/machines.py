@@ -19,7 +19,7 @@ ROWS = [  # (label, chapter, fact): each cell is the chapter's fact, as its page
 LAPTOP = {  # the article's published figures for the same rows, where it states them
     "copy bandwidth, TB/s": lambda p: page.num(p["machine.ceilings"]["copy_gbps"] / 1e3, 2),
     "bf16 matmul, TFLOP/s": lambda p: page.num(p["machine.ceilings"]["bf16_tflops"], 1),
-    "ridge point, FLOP/byte": lambda p: f"{page.fact('machine', 'laptop_ridge')} (the article's own, over DRAM read: "
+    "ridge point, FLOP/byte": lambda p: f"{page.fact('machine', 'laptop_ridge')} (over DRAM read: "
                                         f"{page.fact('machine', 'laptop_ridge_published')})",  # ours: over the copy
     "add + RMSNorm: Triton speedup over eager":
         lambda p: f"{p['fusing_by_hand.versions']['add_rmsnorm_speedup']}×",

@@ -4,7 +4,6 @@ from matplotlib.patches import Patch
 
 from kernelbook import across, page
 from kernelbook.chapters.decode_far import report as far_report
-from kernelbook.chapters.decode_far.facts import LABELS
 
 r = page.result("decode_far.ladder")
 runs = across.datas("decode_far.ladder") or [r.data]  # every fresh run of the current code
@@ -29,12 +28,6 @@ if rows:
     ax.legend(handles=handles, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4)
     ax.grid(True, axis="x", alpha=0.3)
     print(page.figure(fig, "One layer's launches: starts and ends"))
-print(page.table(
-    ["launch", "computes", "starts, µs", "ends, µs", "± spread", "after the end before, µs",
-     "weights at copy speed, µs", "past them, µs"],
-    [[f"`{x['launch']}`", LABELS.get(x["launch"], "—"), page.num(x["start_us"], 2), page.num(x["end_us"], 2),
-      page.num(x["spread_us"], 2), page.num(x["after_us"], 2),
-      "—" if x["copy_us"] is None else page.num(x["copy_us"], 2),
-      "—" if x["over_us"] is None else page.num(x["over_us"], 2)] for x in rows],
-    align="llrrrrrr", name="decode-far-timeline"))
+else:
+    print("This run profiled no layer.")
 print(page.provenance(r))

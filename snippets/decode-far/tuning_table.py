@@ -10,13 +10,19 @@ if "attention" in d["tuning"]:
     splits = d["tuning"]["attention"]["best"][1]
     what["attention"] += f", split {splits} ways + merge" if splits > 1 else ", one program per head"
 rows = far_report.median_tuning_rows(runs)
-print(page.table(
-    ["site", "computes", "MiB read / launch", "best config", "µs / launch", "GB/s", "of copy",
-     "slowest of the configs tried"],
-    [[f"`{t['site']}`", what.get(t["site"], "—"),
-      "—" if t["bytes"] is None else page.num(t["bytes"] / 2**20, 2 if t["bytes"] < 2**20 else 1),
-      " × ".join(str(x) for x in t["best"]),
-      page.num(t["us"], 2), page.num(t["gbps"], 0),
-      page.pct(t["share_of_copy"]), f"{page.num(t['slowest_us'], 2)} µs ({t['candidates']} tried)"] for t in rows],
-    align="llrlrrrr", name="decode-far-tuning"))
+HEADS = ["site", "MiB / launch", "best config", "µs / launch", "GB/s", "of copy"]
+
+
+def shown(t: dict) -> list:
+    mib = "—" if t["bytes"] is None else page.num(t["bytes"] / 2**20, 2 if t["bytes"] < 2**20 else 1)
+    return [f"`{t['site']}`", mib,
+            " × ".join(str(x) for x in t["best"]), page.num(t["us"], 2), page.num(t["gbps"], 0),
+            page.pct(t["share_of_copy"])]
+
+
+table = page.table(HEADS, [shown(t) for t in rows], align="lrlrrr", name="decode-far-tuning")
+print(table.split('\n<p class="kb-downloads">')[0])  # the download below holds every column, not only these
+print(page.downloads([*HEADS, "computes", "slowest config tried, µs", "configs tried"],
+                     [[*shown(t), what.get(t["site"], "—"), page.num(t["slowest_us"], 2), t["candidates"]]
+                      for t in rows], "decode-far-tuning"))
 print(page.provenance(r))

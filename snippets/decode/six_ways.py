@@ -1,7 +1,7 @@
 import statistics
 
 from kernelbook import across, page
-from kernelbook.chapters.decode.facts import most, step_summary
+from kernelbook.chapters.decode.facts import step_summary
 from kernelbook.decode import report
 
 r = page.result("decode.six_ways")
@@ -11,7 +11,6 @@ per_run = [report.summaries(x) for x in runs]
 lap = page.result("decode.six_ways", report.LAPTOP).data["variants"]
 floor = statistics.median(x["floor_ms"] for x in runs)
 best = report.best_valid(d)
-noisiest, widest = most(runs, lambda s: s["noise_pct"]), most(runs, lambda s: s["spread"])
 
 # the cells the prose quotes: the fact itself, the same median in the same text (chapters/decode/facts.py)
 FACTS = {
@@ -56,33 +55,24 @@ def laptop(name: str, key: str, digits: int) -> str:
     return "—" if v is None else page.num(v, digits)
 
 
-def noise(name: str) -> str:  # the median of the runs' noise, marked noisy where any run stayed noisy
-    pcts = [s[name]["noise_pct"] for s in per_run]
-    if None in pcts:
-        return "—"
-    pct = page.fact("decode", "noisiest_pct") if name == noisiest else page.num(statistics.median(pcts), 1)
-    return f"{pct}%" + ("" if all(s[name]["quiet"] for s in per_run) else " noisy")
-
-
-def spread(name: str) -> str:  # the median of the runs' spreads: half the range of the round medians
-    if name == widest:
-        return "±" + page.fact("decode", "widest_spread")
-    return f"±{page.num(50 * med(name, 'spread'), 1)}%"
-
-
-rows = []
+shown, full = [], []  # on screen: six columns; in the download: every column
 for n in per_run[-1]:
     a = across.of([step_summary(x, n) for x in runs])
     step_ms, busy = a.median, med(n, "busy_ms")  # the row's other columns are computed from these medians
-    step = cell(n, "step", page.num(step_ms, 2)) + across.runs_note(a, 2)
+    note = across.runs_note(a, 2)  # ' (runs a–b)' where the runs lie further apart than their spread
+    step = cell(n, "step", page.num(step_ms, 2)) + note.replace(" (", "<br>(", 1)
     valid = all(s[n]["valid"] for s in per_run)
-    rows.append([
-        per_run[-1][n]["label"], step if valid else f"~~{step}~~ failed check", noise(n), spread(n), kernels(n),
-        cell(n, "busy", page.num(busy, 2)), cell(n, "idle", page.pct(max(0.0, 1 - busy / step_ms))),
-        cell(n, "host", page.num(med(n, "host_ms"), 2)), cell(n, "tok_s", page.num(1e3 / step_ms, 0)),
-        cell(n, "floor", page.pct(floor / step_ms)), laptop(n, "step_ms", 1), laptop(n, "kernels", 0),
-    ])
-print(page.table(
-    ["variant", "step ms", "noise", "spread", "kernels / step", "GPU busy ms", "GPU idle", "host ms / step", "tokens/s",
-     "of floor", "laptop step ms (article)", "laptop kernels (article)"], rows))
+    step = step if valid else f"~~{step}~~ failed check"
+    row = [per_run[-1][n]["label"], step, cell(n, "kernels", page.num(statistics.median_low(
+               s[n]["kernels"] for s in per_run), 0)), cell(n, "busy", page.num(busy, 2)),
+           cell(n, "host", page.num(med(n, "host_ms"), 2)), laptop(n, "step_ms", 1)]
+    shown.append(row)
+    full.append([row[0], step.replace("<br>", " "), *row[2:], cell(n, "idle", page.pct(max(0.0, 1 - busy / step_ms))),
+                 cell(n, "tok_s", page.num(1e3 / step_ms, 0)),
+                 cell(n, "floor", page.pct(floor / step_ms)), kernels(n), laptop(n, "kernels", 0)])
+HEADS = ["variant", "step ms", "kernels", "GPU busy ms", "host ms", "laptop step ms"]
+table = page.table(HEADS, shown, name="decode-six-ways")
+print(table.split('\n<p class="kb-downloads">')[0])  # the download below holds every column, not only these
+print(page.downloads([*HEADS, "GPU idle", "tokens/s", "of floor",
+                      "kernels (Triton)", "laptop kernels"], full, "decode-six-ways"))
 print(page.provenance(r))

@@ -16,7 +16,7 @@ noise_fact = {("add_rmsnorm", "compiled"): "compiled_norm_noise", ("swiglu", "co
 copy_gbps = statistics.median(d["copy"]["gbps"] for d in runs)
 times = {(v["op"], v["key"]): across.of([version_time(d, v["op"], v["key"]) for d in runs])
          for v in r.data["versions"]}
-rows = []
+timing, traffic = [], []
 for v in r.data["versions"]:
     op, key = v["op"], v["key"]
     ms = times[(op, key)].median  # every column below is computed from this median and the bytes
@@ -27,14 +27,18 @@ for v in r.data["versions"]:
              else page.num(statistics.median(t["noise_pct"] for t in ts), 1))
     noisy = 2 * sum(not t["quiet"] for t in ts) > len(ts)
     cell = (page.fact("fusing_by_hand", headline[(op, key)]) if (op, key) in headline else page.num(ms, 3)) \
-        + f" ±{noise}%" + (" noisy" if noisy else "") + across.runs_note(times[(op, key)], 3)
+        + across.runs_note(times[(op, key)], 3)
     speedup = {("add_rmsnorm", "triton"): page.fact("fusing_by_hand", "norm_speedup"),
                ("add_rmsnorm", "rms_norm"): page.fact("fusing_by_hand", "rms_norm_speedup")}.get(
         (op, key), f"{page.num(times[(op, 'eager')].median / ms, 1)}×")
     actual = v["bytes_moved"] / ms / 1e6 if v["actual_gbps"] else None
-    rows.append([LABELS[(op, key)], v["kernels"], cell, speedup, page.num(v["bytes_per_elem"], 1),
-                 page.num(v["fused_bytes"] / ms / 1e6, 0), page.num(actual, 0),
-                 page.pct(actual / copy_gbps) if actual else "—", article.get((op, key), "—")])
-print(page.table(["version", "kernels", f"ms, median of {len(runs)} runs ± their median noise", "speedup over eager",
-                  "B/elem moved", "effective GB/s", "actual GB/s", "of copy", "RTX 4060 Laptop (article)"], rows))
+    timing.append([LABELS[(op, key)], v["kernels"], cell, f"±{noise}%" + (" noisy" if noisy else ""), speedup,
+                   article.get((op, key), "—")])
+    traffic.append([LABELS[(op, key)], page.num(v["bytes_per_elem"], 1), page.num(v["fused_bytes"] / ms / 1e6, 0),
+                    page.num(actual, 0), page.pct(actual / copy_gbps) if actual else "—"])
+print(page.table(["version", "kernels", f"ms (median of {len(runs)} runs)", "noise", "× eager",
+                  "RTX 4060 Laptop (article)"], timing, align="lrrrrl", name="versions-time"))
+print()
+print(page.table(["version", "B/elem moved", "effective GB/s", "actual GB/s", "of copy"], traffic,
+                 name="versions-bytes"))
 print(page.provenance(r))

@@ -21,16 +21,19 @@ copy, read, write = (across.of([machine.bandwidth(d, k) for d in runs]) for k in
 mm = across.of([machine.matmul_rate(d) for d in runs])
 laptop_ridge = (f"{page.fact('machine', 'laptop_ridge')} (the article's own ridge, "
                 f"{page.fact('machine', 'laptop_ridge_published')}, divides by DRAM bandwidth)")
+samples = {k: page.num(statistics.median(d["bandwidth"][k]["n"] for d in runs), 0) for k in ("copy", "read", "write")}
 print(page.table(
-    ["ceiling", f.gpu, f"± noise, median of {len(runs)} runs", "RTX 4060 Laptop (article)"],
+    ["ceiling", f.gpu, f"± noise, median of {len(runs)} runs", "samples, median of runs", "RTX 4060 Laptop (article)"],
     [
-        [LABELS["copy"], page.fact("machine", "copy_gbps") + across.runs_note(copy, 0), spread(copy),
+        [LABELS["copy"], page.fact("machine", "copy_gbps") + across.runs_note(copy, 0), spread(copy), samples["copy"],
          page.num(f.laptop_copy_gbps, 0)],
-        [LABELS["read"], across.value(read, 0), spread(read), "—"],
-        [LABELS["write"], across.value(write, 0), spread(write), "—"],
-        [LABELS["matmul"], page.fact("machine", "matmul_tflops"), spread(mm, "matmul_noise"),
+        [LABELS["read"], across.value(read, 0), spread(read), samples["read"], "—"],
+        [LABELS["write"], across.value(write, 0), spread(write), samples["write"], "—"],
+        [LABELS["matmul"].format(n=page.fact("machine", "matmul_n")),
+         page.fact("machine", "matmul_tflops"), spread(mm), page.fact("machine", "matmul_samples"),
          page.num(f.laptop_tflops, 1)],
-        [LABELS["ridge"], page.fact("machine", "ridge"), "", laptop_ridge],
+        [LABELS["ridge"], page.fact("machine", "ridge"), "", "", laptop_ridge],
     ],
+    align="lrrrl",
 ))
 print(page.provenance(h200))

@@ -18,17 +18,25 @@ def config(design: str, c: list[int]) -> str:
             "warp_rows": lambda: n(c[0], "warp")}[design]()
 
 
-def cell(s: dict, design: str) -> str:
+def share(s: dict, design: str) -> str:
     if design in s["not_run"]:
         return "not run"
     v = s["versions"][design]
-    return "fails" if "error" in v else f"{page.pct_down(v['share_of_copy'])} ({config(design, s['configs'][design])})"
+    return "fails" if "error" in v else page.pct_down(v["share_of_copy"])
 
 
-rows = [[facts.shape_text(s), page.num(s["versions"]["copy"]["gbps"], 0),
-         *[cell(s, d) for d in DESIGNS]] for s in m["shapes"]]
-print(page.table(["rows × hidden", "copy GB/s",
-                  *[f"{facts.LABELS[d]} (of copy; configuration, newest run)" for d in DESIGNS]], rows,
-                 align="lrrrrr", name="sol-designs"))
+def configured(s: dict, design: str) -> str:
+    return "not run" if design in s["not_run"] else config(design, s["configs"][design])
+
+
+heads = ["rows × hidden", "copy GB/s", *[f"{facts.LABELS[d]} (of copy)" for d in DESIGNS],
+         *[f"{facts.LABELS[d]}: configuration (newest run)" for d in DESIGNS]]
+rows = [[facts.shape_text(s), page.num(s["versions"]["copy"]["gbps"], 0), *[share(s, d) for d in DESIGNS],
+         *[configured(s, d) for d in DESIGNS]] for s in m["shapes"]]
+print(report.table(["rows × hidden", "copy GB/s", *[f"{facts.LABELS[d]}, %" for d in DESIGNS]],
+                   [row[:2 + len(DESIGNS)] for row in rows], "lrrrrr", "sol-designs", full=(heads, rows)))
 print(report.runs_note(runs))
+print(report.folded("Each design's configuration, by shape", report.table(
+    ["rows × hidden", *[facts.LABELS[d] for d in DESIGNS]], [[row[0], *row[2 + len(DESIGNS):]] for row in rows],
+    "lllll", "sol-designs-configurations")))
 print(page.provenance(r))

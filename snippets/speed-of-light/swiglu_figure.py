@@ -7,5 +7,5 @@ m = facts.merged([x.data for x in runs])  # each shape's shares from the medians
 # eager, far below the others, is left to the table so that the ones near the copy can be told apart
 fig = report.share_plot([s for s in m["shapes"] if not s["small"]], skip=("eager",))
 print(page.figure(fig, f"SwiGLU versions against the copy, medians over {len(runs)} runs"))
-print(report.runs_note(runs, "the shares of the copy"))
+print(report.runs_note(runs, newest=False))
 print(page.provenance(r))

@@ -4,5 +4,5 @@ from kernelbook.chapters.speed_of_light import facts, report
 r = page.result("speed_of_light.swiglu")
 s = facts.probe(r.data)  # the probe shape, one dot per placement: one run's placements
 fig = report.placement_plot(s["placements"])
-print(page.figure(fig, f"SwiGLU, each placement at {facts.shape_text(s)} ({report.newest(r)})"))
+print(page.figure(fig, f"SwiGLU, each placement at {facts.shape_text(s)} ({report.newest(r)})", caption=True))
 print(page.provenance(r))

@@ -9,18 +9,21 @@ def us(ms: float) -> str:  # a signed difference in µs, with a true minus sign;
     return "0.00" if abs(ms) < 5e-6 else f"{ms * 1e3:+.2f}".replace("-", "−")
 
 
-rows = []
+heads = ["rows × width", "ours: block × warps, divide", "placements",
+         *[h for o in AGAINST for h in (f"ours − {facts.LABELS[o]}, µs", f"placements ours beat {facts.LABELS[o]} on",
+                                        f"ours vs {facts.LABELS[o]}")]]  # unique: the JSON download keys on them
+rows, shown = [], []
 for s in r.data["shapes"]:
     if not facts.big(s):
         continue
     pairs = facts.against(s, tuple(AGAINST))
+    diff = {o: f"{us(pairs[o]['median'])} [{us(pairs[o]['low'])}, {us(pairs[o]['high'])}]" for o in AGAINST}
     rows.append([facts.shape_text(s), report.swiglu_config(s["best_config"]), len(s["placements"]["ours"]),
-                 *[cell for o in AGAINST for cell in (
-                     f"{us(pairs[o]['median'])} [{us(pairs[o]['low'])}, {us(pairs[o]['high'])}]",
-                     pairs[o]["faster"], pairs[o]["verdict"])]])
-heads = [h for o in AGAINST for h in (f"ours − {facts.LABELS[o]}, µs", f"placements ours beat {facts.LABELS[o]} on",
-                                       f"ours vs {facts.LABELS[o]}")]  # unique: the JSON download keys on them
-print(f"One run's placements ({report.newest(r)}):\n")
-print(page.table(["rows × width", "ours: block × warps, divide", "placements", *heads],
-                 rows, align="llr" + "rrc" * len(AGAINST), name="sol-swiglu-placements"))
+                 *[cell for o in AGAINST for cell in (diff[o], pairs[o]["faster"], pairs[o]["verdict"])]])
+    shown.append([facts.shape_text(s), report.swiglu_config(s["best_config"]),
+                  *[f"{diff[o]}<br>{pairs[o]['verdict']}" for o in AGAINST]])
+SHORT = {"copy": "copy"}  # the heads on the page: the copy by its short name
+print(report.table(["rows × width", "ours", *[f"ours − {SHORT.get(o, facts.LABELS[o])}, µs" for o in AGAINST]],
+                   shown, "llrrr", "sol-swiglu-placements", full=(heads, rows)))
+print(f'\n<p class="kb-provenance">One run\'s placements: {report.newest(r)}.</p>\n')
 print(page.provenance(r))

@@ -15,8 +15,8 @@ for s in m["shapes"]:
         share = page.pct_down(copy / rounds[c]["ms"]) if "ms" in rounds.get(c, {}) else "—"
         rows.append([facts.shape_text(s), warps, k["registers"], page.num(k["local_bytes"], 0), k["barriers"],
                      f"{share}{' (picked)' if c == picked else ''}"])
-print(page.table(["rows × hidden", "warps (rows) per program", "registers per thread",
-                  "local memory, B per thread", "bar.sync in PTX", "of copy, in the rounds"], rows,
-                 align="lrrrrr", name="sol-warp-rows"))
-print(report.runs_note(runs, "the shares of the copy"))
+print(report.folded("Warp per row: every configuration it ran", report.table(
+    ["rows × hidden", "warps (rows) per program", "registers per thread", "spilled, B per thread", "bar.sync in PTX",
+     "of copy, in the rounds"], rows, "lrrrrr", "sol-warp-rows")
+    + report.runs_note(runs, newest=False)))
 print(page.provenance(r))

@@ -7,7 +7,3 @@ print(page.table(
     [[p.started[:16].replace("T", " "), "current" if p.current else "earlier", "<br>".join(f"`{k}`" for k in p.kernels),
       page.num(p.compile_s, 1)] for p in f.picks],
     align="lllr", name="stability-autotune"))
-if f.retuned:
-    print(page.table(["step of the hand-built decode", "site", "config picked in each run, oldest first"],
-                     [[x.step, f"`{x.site}`", " → ".join(x.configs)] for x in f.retuned], align="lll",
-                     name="stability-retuned"))

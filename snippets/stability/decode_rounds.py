@@ -2,10 +2,19 @@ from kernelbook import page
 from kernelbook.chapters.stability.facts import facts
 
 f = facts()
-n = f.decode_rounds_n
+
+
+def signed(ms):
+    return f"{'+' if ms >= 0 else '−'}{page.num(abs(ms), 2)}"
+
+
+def host_share(w):  # the host's time per step over the step, its lowest and highest round
+    shares = [h / s for h, s in zip(w.host_ms, w.step_ms, strict=True)]
+    return f"{page.pct_down(min(shares), 1)}–{page.pct_down(max(shares), 1)}"
+
+
 print(page.table(
-    ["way", *(f"round {i + 1}: step ms (host ms)" for i in range(n)), "slowest round over the median: step, host"],
-    [[w.label, *(f"{page.num(s, 2)} ({page.num(h, 2)})" for s, h in zip(w.step_ms, w.host_ms, strict=True)),
-      f"+{page.num(w.slow_step_ms, 2)}, {'+' if w.slow_host_ms >= 0 else '−'}{page.num(abs(w.slow_host_ms), 2)} ms"]
-     for w in f.decode_rounds],
-    align="l" + "r" * (n + 1), name="stability-decode-rounds"))
+    ["way", "host time, share of the step", "slowest round", "its step over the median, ms",
+     "its host time over the median, ms"],
+    [[w.label, host_share(w), w.slow_round, signed(w.slow_step_ms), signed(w.slow_host_ms)] for w in f.decode_rounds],
+    align="lrrrr", name="stability-decode-slowest"))

@@ -29,11 +29,14 @@ def link(fig):
     return f"[{fig.label}](../{fig.page.removesuffix('.md')}/)"
 
 
+heads = ["headline figure", "today", "within-run spread", "current-code runs", "run-to-run range", "earlier-code runs",
+         "earlier code against today", "firmness"]
 rows = [[link(x), value(x.median, x.unit, x.digits),
-         "not stored" if x.within is None else page.pct(x.within, 2), x.current_runs,
-         "awaits a second run" if x.current_range is None else page.pct(x.current_range, 2),
+         "not stored" if x.within is None else page.pct(x.within, 1), x.current_runs,
+         "awaits a second run" if x.current_range is None else page.pct(x.current_range, 1),
          x.earlier_runs, earlier(x), f"**{x.firmness}**" if x.firmness in ("noisy", "unsettled") else x.firmness]
         for x in f.figures]
-print(page.table(["headline figure", "today", "within-run spread", "current-code runs", "run-to-run range",
-                  "earlier-code runs", "earlier code against today", "firmness"], rows, align="lrrrrrrl",
-                 name="stability-figures"))
+SHOWN = [0, 1, 2, 4, 7]  # the columns on the page; the download holds them all
+lines = page.table([heads[i] for i in SHOWN], [[r[i] for i in SHOWN] for r in rows], align="lrrrl",
+                   name="stability-figures").split('\n<p class="kb-downloads">')[0]
+print(lines + "\n" + page.downloads(heads, rows, "stability-figures"))

@@ -3,12 +3,14 @@
   list                 each experiment's status per machine in results/: fresh, stale, missing, published, corrupt
   run NAME... | --all  measure on this GPU, one subprocess per experiment (a hang, OOM or crash stays contained)
   run --shard K/N      measure the K-th of N shards of the registry (split by timeout; --dry-run prints it)
+  run ... --into DIR   store the new runs in the results folder DIR, not results/ (the GPU workflow's artifact)
   shards N             the N shards and the time limit a job needs for each (--json: a GitHub Actions matrix)
   merge DIR... --into results
                        copy the runs of other results folders in, each checked; nothing copied on a conflict
   check                exit 1 if any experiment lacks a fresh result for the primary machine, naming the fix, or
                        if a guard a page names does not hold on it (kernelbook.guards)
   notebooks            write each chapter as a notebook that measures on the reader's GPU
+  schemas [--keep]     name the schema versions src/kernelbook/schemas/history.json lacks (--keep: add them)
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 import time
@@ -137,7 +140,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 0
     for line in bad:
         print(line)
-    runs = [line for line in bad if not line.startswith(("STRAY", "GUARD"))]
+    runs = [line for line in bad if not line.startswith(("STRAY", "GUARD"))  # a run of older code: not re-measured
+            and "a run of older code is history" not in line]
     if any(line.startswith("GUARD") for line in bad):
         print("\nA page's words are no longer true of the data: rewrite the paragraph for what was measured, and "
               "its guard in the chapter's facts.py")
@@ -148,9 +152,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _at_commit(res: store.Result, commit: str) -> bool:
+    """The run names that commit (a hash of 7 hex digits or more, either one a prefix of the other) and a clean tree."""
     git = res.provenance.get("git") or {}
-    at = str(git.get("commit") or "")
-    return bool(at) and not git.get("dirty") and (at.startswith(commit) or commit.startswith(at))
+    at = git.get("commit")
+    if not isinstance(at, str) or not re.fullmatch(r"[0-9a-f]{7,40}", at) or git.get("dirty") is not False:
+        return False
+    return at.startswith(commit) or commit.startswith(at)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -169,6 +176,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not exps:
         return _err("name at least one experiment, --all or --shard K/N (`python -m kernelbook list` shows them)")
     machine = paths.check_machine(args.machine, "--machine") if args.machine is not None else None
+    if args.into and Path(args.into).exists() and (Path(args.into).is_symlink() or not Path(args.into).is_dir()):
+        return _err(f"--into {args.into}: not a folder; name a results folder for the new runs (it is created if "
+                    f"missing)")
     if args.require_gpu is not None:
         paths.check_machine(args.require_gpu, "--require-gpu")
     if args.dry_run:
@@ -183,10 +193,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                     f"with the wrong GPU?")
     machine = machine or slug
     failed = []
+    into = {"into": Path(args.into)} if args.into else {}  # the runs this command makes, and nothing else
     for i, e in enumerate(exps, 1):
         print(f"[{i}/{len(exps)}] {e.name}: {e.title} ...", flush=True)
         t0 = time.perf_counter()
-        ok, msg = runner.run_one(e.name, machine, args.timeout or e.timeout_s)
+        ok, msg = runner.run_one(e.name, machine, args.timeout or e.timeout_s, **into)
         status = "ok" if ok else "FAILED"
         print(f"[{i}/{len(exps)}] {e.name}: {status} in {time.perf_counter() - t0:.1f} s{'  ' + msg if msg else ''}",
               flush=True)
@@ -227,6 +238,28 @@ def cmd_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_schemas(args: argparse.Namespace) -> int:
+    from kernelbook import schema
+
+    if args.keep:
+        added = schema.keep()
+        for line in added:
+            print(f"+ {line}")
+        print(f"kernelbook schemas: {len(added)} version{'s' if len(added) != 1 else ''} added to "
+              f"{paths.display(schema.history_path())}")
+        return 0
+    missing = schema.missing_versions()
+    for line in missing:
+        print(f"NOT KEPT {line}")
+    if missing:
+        print(f"\n{paths.display(schema.history_path())} lacks today's version of {len(missing)} schema"
+              f"{'s' if len(missing) != 1 else ''}: runs stored under it could not be checked once their code is "
+              f"older; `python -m kernelbook schemas --keep` adds them")
+        return 1
+    print(f"kernelbook schemas: every schema's version is kept in {paths.display(schema.history_path())}")
+    return 0
+
+
 def cmd_child(args: argparse.Namespace) -> int:
     return runner.child(args.name, args.out)
 
@@ -258,6 +291,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run the K-th of N shards of the registry, split so that their timeouts add up alike")
     s.add_argument("--require-gpu", metavar="SLUG", help="refuse to run unless this machine's GPU is SLUG")
     s.add_argument("--dry-run", action="store_true", help="print what would run, and run nothing")
+    s.add_argument("--into", metavar="DIR", help="store the new runs in this results folder (created if missing) "
+                                                 "instead of results/: only what this command measured")
     s.set_defaults(func=cmd_run)
     s = sub.add_parser("shards", help="split the registry into N shards balanced by timeout",
                        description="Print the N shards `run --shard K/N` measures, with the time limit a job needs "
@@ -286,6 +321,12 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Write one notebook per chapter (its executed snippets, in page order) for "
                                    "readers to run on their own GPU. Run after changing a chapter's includes.")
     s.set_defaults(func=cmd_notebooks)
+    s = sub.add_parser("schemas", help="check that history.json keeps every schema version runs are stored under",
+                       description="Exit 1 if src/kernelbook/schemas/history.json lacks today's version of a "
+                                   "schema: a run stored under it could not be checked once its code is older. "
+                                   "--keep adds them (run it after editing a schema).")
+    s.add_argument("--keep", action="store_true", help="add today's versions to history.json")
+    s.set_defaults(func=cmd_schemas)
     s = sub.add_parser("_child")  # internal: one experiment inside its own process
     s.add_argument("name")
     s.add_argument("out")
@@ -299,6 +340,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd in ("list", "check", "run"):  # a bad setting is named before anything else happens
             paths.primary_machine()
             paths.results_dir()
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # here, where a closed pipe can be answered, not at the interpreter's exit
+        return code
     except (UnknownExperiment, store.StoreError, paths.BadSetting) as e:
         return _err(str(e))
+    except BrokenPipeError:  # `python -m kernelbook list | head -1`: the reader stopped reading, nothing is wrong
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush has nowhere to fail
+        except (OSError, ValueError):
+            pass
+        return 141  # as a tool ended by SIGPIPE: 128 + 13

@@ -32,7 +32,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from kernelbook import page, paths, store
+from kernelbook import buildcache, page, paths, store
 
 PUBLISHED = ("laptop_", "article_")  # a field named so quotes the article's published record, not a run of ours
 
@@ -195,8 +195,8 @@ def book(chapter: str, machine: str | None = None) -> Book:
     """compute(), once per build, machine and results folder."""
     machine = paths.primary_machine() if machine is None else machine
     key = (chapter, machine, tuple(paths.results_dirs()))
-    if key not in _books:
-        _books[key] = compute(chapter, machine)
+    if key not in _books:  # a site build keeps it on disk between builds with the same inputs (kernelbook.buildcache)
+        _books[key] = buildcache.cached("facts", repr(key), lambda: compute(chapter, machine))
     return _books[key]
 
 

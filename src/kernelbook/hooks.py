@@ -12,27 +12,88 @@ warning for the stale ones goes in front of its content.
 
 from __future__ import annotations
 
+import hashlib
+import re
+from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from kernelbook import macros, page, paths, store
+from kernelbook import buildcache, macros, paths, store
+from kernelbook import page as kb_page
 
 
 @event_priority(100)  # before the macros plugin, which reads the primary machine
 def on_config(config: Any, **kwargs: Any) -> Any:
+    buildcache.enable(config=config.config_file_path)  # facts and block outputs kept between builds (buildcache)
     try:
-        page.check_build()
-    except (paths.BadSetting, page.MeasureError, store.StoreError, FileNotFoundError) as e:
+        kb_page.check_build()
+    except (paths.BadSetting, kb_page.MeasureError, store.StoreError, FileNotFoundError) as e:
         raise PluginError(f"kernelbook: {e}") from None
     return config
 
 
+def on_pre_build(config: Any, **kwargs: Any) -> None:
+    """markdown-exec added its fences in its own on_config: its Python formatter now goes through the cache."""
+    for fence in config["mdx_configs"].get("pymdownx.superfences", {}).get("custom_fences", []):
+        if fence.get("name") in ("python", "py") and not getattr(fence["format"], "kb_cached", False):
+            fence["format"] = buildcache.cached_exec(fence["format"])
+
+
 def on_pre_page(page_obj: Any, **kwargs: Any) -> Any:
-    page.begin_page()
+    kb_page.begin_page(page_obj.url)
     return page_obj
 
 
-def on_page_content(html: str, **kwargs: Any) -> str:
-    return page.warning(page.shown()) + macros.flag_box() + html
+def on_page_content(html: str, page: Any, **kwargs: Any) -> str:
+    if "Traceback (most recent call last)" in html:  # markdown-exec printed a block's exception into the page
+        raise PluginError(f"kernelbook: {page.file.src_uri}: an executed block raised; its traceback is on the page")
+    shown = kb_page.shown()
+    return (kb_page.warning(shown) + macros.flag_box() + html + kb_page.page_provenance(shown)
+            + kb_page.notebook_link(page.url))
+
+
+# Pygments wraps every name and every run of spaces in a span; the theme draws names in the code's own colour
+# (--md-code-hl-name-color is --md-code-fg-color) and spaces in none, so the spans only weigh: a fifth of a page
+# that shows kernels. They go; every other token keeps its colour.
+PLAIN_TOKEN = re.compile(r'<span class="(?:n|w)">([^<]*)</span>')
+BIG_STYLE = re.compile(r"<style[^>]*>([^<]{20000,})</style>")  # mkdocs-jupyter's half-megabyte of Jupyter CSS
+
+
+def _shared_style(css: str, depth: str) -> str:
+    """A notebook page's big stylesheet as one file that every notebook page links (and a browser caches)."""
+    name = f"assets/kb/jupyter-{hashlib.sha256(css.encode()).hexdigest()[:16]}.css"
+    kb_page._assets[name] = css.encode()
+    return f'<link rel="stylesheet" href="{depth}{name}">'
+
+
+NOTEBOOK_LINK = re.compile(r'href="\.\./([\w-]+)\.md(#[\w-]*)?"')
+
+
+def on_post_page(output: str, page: Any, config: Any, **kwargs: Any) -> str:
+    """The figures and downloads the page refers to, written beside it (page.figure, page.downloads). A notebook's
+    links to the chapters (`../decode.md`, right inside Jupyter) point at the chapters' pages of the site."""
+    if page.file.src_uri.endswith(".ipynb"):
+        depth = "../" * (page.url.strip("/").count("/") + 1)
+        output = NOTEBOOK_LINK.sub(lambda m: f'href="{depth}{m[1]}/{m[2] or ""}"', output)
+        output = output.replace('src="../assets/', f'src="{depth}assets/')  # the chapter's images, from the site root
+        output = BIG_STYLE.sub(lambda m: _shared_style(m[1], depth), output)
+    output = PLAIN_TOKEN.sub(r"\1", output)
+    site = Path(config["site_dir"])
+    for name, data in kb_page.assets().items():
+        path = site / name
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+    return output
+
+
+def on_post_build(config: Any, **kwargs: Any) -> None:
+    """Each notebook as a file too, at notebooks/<chapter>.ipynb, where the chapters link to it (page.notebook_link):
+    mkdocs-jupyter renders it as a page and keeps its source one folder down; Zensical copies it there itself."""
+    site = Path(config["site_dir"]) / "notebooks"
+    for nb in (Path(config["docs_dir"]) / "notebooks").glob("*.ipynb"):
+        site.mkdir(parents=True, exist_ok=True)
+        (site / nb.name).write_bytes(nb.read_bytes())
+    buildcache.prune()

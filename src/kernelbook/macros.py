@@ -401,11 +401,15 @@ def define_env(env: Any) -> None:
 
 
 def _set_page(env: Any) -> None:
-    src = env.page.file.src_path
+    """The page's `f`. mkdocs-macros hands the page's Markdown here, to be protected; under Zensical the page has a
+    `path` and no Markdown: kernelbook.mdext has already begun the page and protected its code."""
+    file = getattr(env.page, "file", None)
+    src = file.src_path if file is not None else env.page.path
     chapter = chapter_of(src)
-    begin(src, env.markdown)
+    if file is not None:
+        begin(src, env.markdown)
+        env.markdown = protect_code(env.markdown)
     env.variables["f"] = FactsView(chapter) if has_facts(chapter) else None
-    env.markdown = protect_code(env.markdown)
 
 
 def on_pre_page_macros(env: Any) -> None:

@@ -17,7 +17,12 @@ from pathlib import Path
 
 from kernelbook import macros, paths
 
-EXEC_INCLUDE = re.compile(r'```python exec="on"[^\n]*\n--8<-- "(snippets/[^"]+\.py)"\n```')
+# an executed snippet, also inside a folded block (indented): split off with its indent, which the prose drops
+EXEC_INCLUDE = re.compile(r'^[ \t]*```python exec="on"[^\n]*\n[ \t]*--8<-- "(snippets/[^"]+\.py)"\n[ \t]*```[ \t]*$',
+                          re.M)
+# a box or folded block (`!!! note "Title"`, `??? note "Title"`): in a notebook, its title in bold, its text dedented
+BOX = re.compile(r'^(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+"([^"]*)")?[ \t]*$', re.M)
+IMAGE_ATTRS = re.compile(r"(!\[[^\]]*\]\([^)]*\))\{[^}\n]*\}")  # `![a](x.svg){ width="600" }`: Jupyter shows braces
 INCLUDE = re.compile(r'^--8<-- "([^":]+)(?::([\w-]+))?"$', re.M)
 PAGE_LINK = re.compile(r"\]\((?!https?:|#|/|\.\./)([\w-]+\.md(?:#[\w-]*)?)\)")  # a link to a sibling page
 TITLE = re.compile(r"^# (.+)$", re.M)
@@ -70,12 +75,30 @@ def _section(rel: str, name: str | None) -> str:
 
 def prose(page: str, part: int, machine: str | None = None) -> str:
     """Stretch `part` of docs/<page>.md rendered with its chapter's facts on `machine`, code includes expanded."""
-    text = (paths.root() / "docs" / f"{page}.md").read_text()
+    text = _unboxed((paths.root() / "docs" / f"{page}.md").read_text())
     out = macros.render(parts(text)[0][part], macros.chapter_of(page), machine)
+    out = IMAGE_ATTRS.sub(r"\1", out)
+    out = out.replace("](assets/", "](../assets/")  # the page's images, one folder up
     out = PAGE_LINK.sub(r"](../\1)", out)  # the notebooks sit one folder below the pages
     out = out.replace("](#", f"](../{page}.md#")  # a heading of the page: on the page
     out = CAPTION.sub(lambda m: "*" + " ".join(m.group(1).split()) + "*", out)  # in italics instead
     return INCLUDE.sub(lambda m: _section(m.group(1), m.group(2)), out).strip("\n")
+
+
+def _unboxed(text: str) -> str:
+    """Boxes and folded blocks as Jupyter can show them: the title in bold, the body (indented 4) dedented."""
+    out, inside = [], False
+    for line in text.split("\n"):
+        m = BOX.match(line)
+        if m:
+            out.append(f"**{m.group(1)}**" if m.group(1) else "")
+            inside = True
+        elif inside and (line.startswith("    ") or not line.strip()):
+            out.append(line[4:])
+        else:
+            inside = False
+            out.append(line)
+    return "\n".join(out)
 
 
 def _cell(kind: str, source: str, tags: list[str] | None = None, markdown: str | None = None) -> dict:
@@ -89,7 +112,7 @@ def _cell(kind: str, source: str, tags: list[str] | None = None, markdown: str |
 
 def notebook(page: Path) -> dict | None:
     """The notebook for one chapter page, or None if the page executes no snippet."""
-    text = page.read_text()
+    text = _unboxed(page.read_text())
     stretches, snippets = parts(text)
     if not snippets:
         return None

@@ -35,6 +35,9 @@ MODES = ("replay", "measure", "auto")
 _measured: set[str] = set()
 _gpu: str | None | bool = False  # False: not asked yet
 _shown: list[dict[tuple[str, str], store.Result]] = [{}]  # results read while building the current page, by reader
+_page_url: str | None = None  # the page being built (hooks.py); None outside a site build: notebooks, tests
+_files = True  # figures and downloads as files (MkDocs: hooks.py writes them), else inline (Zensical: no hooks)
+_assets: dict[str, bytes] = {}  # files the pages refer to, written into the site by hooks.py: {path in site: bytes}
 
 
 class MeasureError(RuntimeError):
@@ -190,9 +193,30 @@ def note(res: store.Result) -> None:
         seen[(res.experiment, res.machine)] = res
 
 
-def begin_page() -> None:
-    """A new page starts: forget which results the last one showed."""
+def begin_page(url: str | None = None, files: bool = True) -> None:
+    """A new page starts: forget which results the last one showed. `url` (the page's, 'decode/'; '' for home) says
+    that a site is being built: the page names its provenance once, at its foot, and with `files` figures and
+    downloads become files beside the site's pages (hooks.py writes them). Without it (a notebook) both stay inline."""
+    global _page_url, _files
     _shown[0] = {}
+    _page_url, _files = url, files
+
+
+def _asset(data: bytes, ext: str, mime: str, stem: str = "") -> str:
+    """Where a page finds `data`: a file under assets/kb/ of the site, named by its content, as a URL relative to the
+    page being built; outside a site build, the bytes themselves as a data: URI."""
+    if _page_url is None or not _files:
+        return f"data:{mime};base64,{base64.b64encode(data).decode()}"
+    import hashlib
+
+    name = f"assets/kb/{stem + '-' if stem else ''}{hashlib.sha256(data).hexdigest()[:16]}.{ext}"
+    _assets[name] = data
+    return "../" * _page_url.strip("/").count("/") + ("../" if _page_url.strip("/") else "") + name
+
+
+def assets() -> dict[str, bytes]:
+    """The files the pages built so far refer to ({path under the site: bytes}); hooks.py writes them."""
+    return dict(_assets)
 
 
 def shown() -> list[store.Result]:
@@ -271,11 +295,12 @@ def timed(t: dict[str, Any], digits: int = 3, scale: float = 1.0) -> str:
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None,
-          name: str | None = None) -> str:
+          name: str | None = None, full: tuple[Sequence[str], Sequence[Sequence[Any]]] | None = None) -> str:
     """A Markdown table, followed by links that download its cells as CSV and JSON.
 
     align: one letter per column, l/r/c (default: first left, rest right). name: the downloaded files' stem
-    (default: from the first header)."""
+    (default: from the first header). full: (headers, rows) of the whole table, when the page shows only the
+    columns that fit the screen: the downloads hold all of them."""
     headers = list(headers)
     if len(set(headers)) != len(headers):  # the JSON download keys each row on them
         raise ValueError(f"table heads repeat: {[h for h in headers if headers.count(h) > 1]}")
@@ -294,7 +319,9 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | No
         n += 1
     if n == 0:
         raise ValueError("a table with no rows")
-    return "\n".join(lines) + "\n" + downloads(headers, rows, name or _slug(headers[0]))
+    got_headers, got_rows = full if full is not None else (headers, rows)
+    return "\n".join(lines) + "\n" + downloads(list(got_headers), [list(r) for r in got_rows],
+                                               name or _slug(headers[0]))
 
 
 def _text(cell: Any) -> Any:
@@ -307,31 +334,36 @@ def _slug(text: str) -> str:
 
 
 def downloads(headers: Sequence[str], rows: Sequence[Sequence[Any]], stem: str) -> str:
-    """Two links carrying the table itself as data: URIs, so no file has to be written into the site. A cell's
-    markup (a fact's element) is left out: the files hold its text."""
+    """Two links that download the table as CSV and JSON: files beside the site's pages (inline data: URIs outside a
+    site build). A cell's markup (a fact's element) is left out: the files hold its text."""
     rows = [[_text(c) for c in r] for r in rows]
     buf = io.StringIO()
     csv.writer(buf).writerows([headers, *rows])
     as_json = json.dumps([dict(zip(headers, map(str, r), strict=True)) for r in rows], ensure_ascii=False, indent=1)
     link = lambda text, mime, ext: (  # noqa: E731
         f'<a class="kb-download" download="{stem}.{ext}" '
-        f'href="data:{mime};base64,{base64.b64encode(text.encode()).decode()}">{ext.upper()}</a>')
+        f'href="{_asset(text.encode(), ext, mime, stem)}">{ext.upper()}</a>')
     return f'\n<p class="kb-downloads">Download this table: {link(buf.getvalue(), "text/csv", "csv")} · ' \
            f'{link(as_json, "application/json", "json")}</p>\n'
 
 
 def figure(fig: Any, alt: str, caption: bool = False) -> str:
-    """A matplotlib figure as an inline SVG image (HTML, safe inside Markdown); with caption, `alt` is shown under
-    it as the figure's caption too."""
+    """A matplotlib figure as an SVG image (HTML, safe inside Markdown): a file beside the site's pages, loaded
+    lazily, with its width and height so the page does not jump (inline outside a site build); with caption, `alt`
+    is shown under it as the figure's caption too."""
     import html
 
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    with plt.rc_context({"svg.hashsalt": "kernelbook"}):  # the same figure, the same bytes: ids not random
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
-    b64 = base64.b64encode(buf.getvalue()).decode()
-    img = f'<img class="kb-figure" alt="{html.escape(alt)}" src="data:image/svg+xml;base64,{b64}">'
+    svg = buf.getvalue()
+    size = re.search(rb'<svg[^>]*\bwidth="([\d.]+)pt"[^>]*\bheight="([\d.]+)pt"', svg)
+    wh = f' width="{round(float(size[1]) * 4 / 3)}" height="{round(float(size[2]) * 4 / 3)}"' if size else ""
+    img = (f'<img class="kb-figure" alt="{html.escape(alt)}"{wh} loading="lazy" '
+           f'src="{_asset(svg, "svg", "image/svg+xml")}">')
     if caption:
         return f'\n<figure class="kb-figure">{img}<figcaption>{html.escape(alt)}.</figcaption></figure>\n'
     return f"\n{img}\n"
@@ -346,27 +378,73 @@ def fact(chapter: str, name: str) -> str:
 
 
 def machine_label(res: store.Result) -> str:
-    gpu = res.provenance.get("gpu") or res.machine
-    return str(gpu).replace("NVIDIA ", "").replace("GeForce ", "").replace(" GPU", "")
+    """The column label of res's machine, from its folder's name (store.machine_label), not from provenance.gpu:
+    'nvidia-h200' -> 'H200'. Two folders whose runs name one GPU keep two labels; a GPU name carries no markup in."""
+    return html.escape(store.machine_label(res.machine))
 
 
 def provenance(res: store.Result) -> str:
-    """One line under a table or figure: where and when its numbers came from, and a warning box if stale."""
+    """One line under a table or figure: where and when its numbers came from, and a warning box if stale. In a site
+    build the page says it once, at its foot (page_provenance): here only a stale result still speaks."""
+    note(res)
+    if _page_url is not None and not res.stale:
+        return ""
     p = res.provenance
+    esc = lambda x: html.escape(str(x))  # noqa: E731 - every stored string is text, never markup
     if res.published:
-        return f'\n<p class="kb-provenance">Published figures: {p.get("source", "?")}.</p>\n'
-    v = p.get("versions", {})
-    git = p.get("git", {})
-    commit = (git.get("commit") or "unknown")[:8] + (" (dirty)" if git.get("dirty") else "")
-    smi = p.get("smi_start", {})
+        return f'\n<p class="kb-provenance">Published figures: {esc(p.get("source", "?"))}.</p>\n'
+    v = p.get("versions") or {}
+    git = p.get("git") or {}
+    commit = str(git.get("commit") or "unknown")[:8] + (" (dirty)" if git.get("dirty") else "")
+    smi = p.get("smi_start") or {}
     clocks = f"SM {smi.get('clocks.sm', '?')} MHz, mem {smi.get('clocks.mem', '?')} MHz at start" if smi else ""
     parts = [f"Measured on {p.get('gpu', res.machine)} ({p.get('sm_count', '?')} SMs, driver {p.get('driver', '?')})",
              f"torch {v.get('torch')}, triton {v.get('triton')}, CUDA {v.get('cuda')}, transformers "
              f"{v.get('transformers')}", clocks, f"{str(p.get('started_utc', '?'))[:10]}", f"commit {commit}",
              f"code {str(p.get('code_hash', '?'))[:8]}"]
-    line = f'\n<p class="kb-provenance">{" · ".join(x for x in parts if x)}</p>\n'
+    line = f'\n<p class="kb-provenance">{" · ".join(esc(x) for x in parts if x)}</p>\n'
     if res.stale:
-        line += (f'\n!!! danger "Stale result: {res.experiment}"\n    The code behind these numbers changed after they '
-                 f"were measured ({', '.join(res.changed)}). Re-measure on {res.machine} with "
+        line += (f'\n!!! danger "Stale result: {esc(res.experiment)}"\n    The code behind these numbers changed after '
+                 f"they were measured ({esc(', '.join(res.changed))}). Re-measure on {esc(res.machine)} with "
                  f"`python -m kernelbook run {res.experiment}`.\n")
     return line
+
+
+def page_provenance(results: Iterable[store.Result]) -> str:
+    """The one line a page ends with: for each machine whose results it showed, the GPU, the software, the days and
+    the commits of the runs read; published figures by their source."""
+    mine: dict[str, list[store.Result]] = {}
+    for r in results:
+        mine.setdefault(r.machine, []).append(r)
+    lines = []
+    for machine, rs in sorted(mine.items(), key=lambda kv: (kv[0] != paths.primary_machine(), kv[0])):
+        if all(r.published for r in rs):
+            titles = sorted({m[1] for r in rs if (m := re.search(r"“([^”]+)”", str(r.provenance.get("source"))))})
+            gpu = rs[0].provenance.get("gpu") or machine
+            lines.append(html.escape(f"Published figures: {'; '.join(f'“{x}”' for x in titles) or '?'}, "
+                                     f"on an {gpu}."))
+            continue
+        rs = [r for r in rs if not r.published]
+        p = rs[0].provenance
+        pick = lambda f, rs=rs: sorted({str(f(r.provenance)) for r in rs})  # noqa: E731
+        soft = [f"{label} {', '.join(pick(lambda q, k=k: q.get('versions', {}).get(k)))}"
+                for k, label in (("torch", "torch"), ("triton", "triton"), ("cuda", "CUDA"),
+                                 ("transformers", "transformers"))]
+        days = pick(lambda q: str(q.get("started_utc", "?"))[:10])
+        commits = pick(lambda q: (q.get("git", {}).get("commit") or "unknown")[:8])
+        lines.append(html.escape(
+            f"Measured on {p.get('gpu', machine)} ({p.get('sm_count', '?')} SMs, driver "
+            f"{', '.join(pick(lambda q: q.get('driver', '?')))}) · {', '.join(soft)} · "
+            f"runs of {days[0] if len(days) == 1 else days[0] + ' to ' + days[-1]} at commit"
+            f"{'s' if len(commits) > 1 else ''} {', '.join(commits)}"))
+    return "".join(f'<p class="kb-provenance kb-page-provenance">{x}</p>\n' for x in lines)
+
+
+def notebook_link(url: str | None) -> str:
+    """Under a chapter's page ('decode/'), the link to its notebook (docs/notebooks/decode.ipynb), which re-runs the
+    chapter on the reader's GPU: the same file under MkDocs (mkdocs-jupyter keeps the source) and Zensical."""
+    stem = (url or "").strip("/")
+    if not stem or "/" in stem or not (paths.root() / "docs" / "notebooks" / f"{stem}.ipynb").is_file():
+        return ""
+    return (f'<p class="kb-provenance kb-notebook">Run this chapter on your GPU: <a href="../notebooks/{stem}.ipynb" '
+            f'download>{stem}.ipynb</a></p>\n')

@@ -1,13 +1,17 @@
-"""What a measurement ran on: the GPU, its clocks and power limit (read at start and at end), versions, git state."""
+"""What a measurement ran on: the GPU, its clocks and power limit (read at start and at end), versions, git state;
+and what the repository's history can refute about a stored run (git_problems)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
+import re
 import subprocess
 import sys
 from datetime import UTC, datetime
 from importlib import metadata
+from pathlib import Path
 
 from kernelbook import paths
 
@@ -77,3 +81,78 @@ def finish(prov: dict[str, object], duration_s: float) -> dict[str, object]:
     smi_end = nvidia_smi()
     return {**prov, "duration_s": round(duration_s, 2), "smi_end": smi_end,
             "driver": smi_end.get("driver_version") or prov.get("smi_start", {}).get("driver_version")}
+
+
+# ---- what the repository's history says about a stored run (tests/test_results_provenance.py) -------------------
+
+GIT_SKEW_S = 3600  # clocks of the measuring machine and of the one that committed may differ by this much
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=60)
+
+
+def shallow(root: Path) -> bool:
+    """The clone lacks part of its history (`actions/checkout` without fetch-depth: 0): an unknown commit proves
+    nothing there."""
+    out = _git(root, "rev-parse", "--is-shallow-repository")
+    return out.returncode != 0 or out.stdout.strip() == b"true"
+
+
+def added_times(root: Path, folder: str = "results") -> dict[str, datetime]:
+    """{repository path: committer time of the commit that first added it} for every file ever added under folder."""
+    out = _git(root, "log", "--diff-filter=A", "--format=%x00%cI", "--name-only", "--", folder)
+    found: dict[str, datetime] = {}
+    when = None
+    for line in out.stdout.decode(errors="replace").splitlines():
+        if line.startswith("\0"):
+            when = datetime.fromisoformat(line[1:])
+        elif line.strip() and when is not None:
+            found[line.strip()] = when  # git log runs newest first: the last seen is the first add
+    return found
+
+
+def git_problems(rec: dict, root: Path, added: datetime | None = None) -> tuple[list[str], str | None]:
+    """What the repository's history refutes about a measured record, as (problems, reason to skip): it names a
+    commit of this repository, measured from a clean tree, that holds exactly the sources it hashed; it started after
+    that commit was made and before the commit that added its file (`added`, where it is committed). Fixtures are
+    never results. The skip reason is set where the clone cannot tell (a shallow clone without the commit)."""
+    from kernelbook import store
+
+    prov = rec.get("provenance") or {}
+    if prov.get("fixture"):
+        return ["a fixture (provenance.fixture: true): test data, never a result in results/"], None
+    git = prov.get("git") or {}
+    commit = git.get("commit")
+    if git.get("dirty") is not False:
+        return [f"measured from a tree with uncommitted changes (git.dirty is {git.get('dirty')!r}): no commit holds "
+                f"the code that ran; re-measure from a clean checkout"], None
+    if not isinstance(commit, str) or not re.fullmatch(r"[0-9a-f]{7,40}", commit):
+        return [f"git.commit {commit!r} is not a commit hash"], None
+    if _git(root, "cat-file", "-e", f"{commit}^{{commit}}").returncode:
+        if shallow(root):
+            return [], f"commit {commit} is not in this shallow clone"
+        return [f"commit {commit} is not in this repository's history: the code it names cannot be read (a commit "
+                f"that was never pushed, or a made-up one)"], None
+    problems = []
+    made = datetime.fromisoformat(_git(root, "show", "-s", "--format=%cI", commit).stdout.decode().strip())
+    start = store.started(prov.get("started_utc"))
+    if start is None:
+        problems.append(f"started_utc {prov.get('started_utc')!r} is not an ISO time in UTC")
+    else:
+        if (made - start).total_seconds() > GIT_SKEW_S:
+            problems.append(f"started at {prov['started_utc']}, before its commit {commit[:12]} was made "
+                            f"({made.isoformat()}): it cannot have measured that commit's code")
+        if added is not None and (start - added).total_seconds() > GIT_SKEW_S:
+            problems.append(f"started at {prov['started_utc']}, after the commit that added its file "
+                            f"({added.isoformat()}): a run is committed after it is measured")
+    hashes = prov.get("source_hashes") or {}
+    if not hashes:
+        problems.append("no source hashes")
+    for rel, measured in sorted(hashes.items()):
+        blob = _git(root, "show", f"{commit}:{rel}")
+        if blob.returncode:
+            problems.append(f"{rel} does not exist at {commit[:12]}")
+        elif hashlib.sha256(blob.stdout).hexdigest()[:16] != measured:  # as store.file_hashes hashes a source
+            problems.append(f"{rel} at {commit[:12]} is not the code that was measured")
+    return problems, None

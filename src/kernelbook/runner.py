@@ -161,8 +161,9 @@ def child_command(name: str, out: Path) -> list[str]:
     return [sys.executable, "-m", "kernelbook", "_child", name, str(out)]
 
 
-def run_one(name: str, machine: str, timeout_s: float) -> tuple[bool, str]:
-    """Measure one experiment in a child process group; store its run only if the child finished cleanly."""
+def run_one(name: str, machine: str, timeout_s: float, into: Path | None = None) -> tuple[bool, str]:
+    """Measure one experiment in a child process group; store its run only if the child finished cleanly (in the
+    results folder `into`, else the first results folder)."""
     exp = get(name)
     paths.check_machine(machine)
     with tempfile.TemporaryDirectory(prefix="kernelbook-") as tmp:
@@ -197,7 +198,7 @@ def run_one(name: str, machine: str, timeout_s: float) -> tuple[bool, str]:
         prov = {**rec["provenance"], "declared": list(exp.declared), "imported": sorted(hashes),
                 "source_hashes": hashes, "code_hash": store.combined_hash(hashes)}
         try:
-            path = store.save(name, machine, rec["data"], prov)
+            path = store.save(name, machine, rec["data"], prov, into=into)
         except store.StoreError as e:  # the data does not match its schema: keep the run out of results/
             kept = store.save(name, machine, rec["data"], prov, into=rejected_dir(), check=False)
             return False, (f"({e}; the run is kept in {paths.display(kept)}: fix the experiment or its schema, "

@@ -10,10 +10,25 @@ was expected ("$.data.bandwidth.copy.gbps is 'fast', expected a number"). The st
 the runner before it stores one, `merge` before it copies one in. Schemas are read, and jsonschema imported, on
 first use. The schemas describe what the pages read and what the data is, not every detail: maps keep their
 open-ended keys (no additionalProperties: false), and a new field in a run is not an error.
+
+Every run is checked, its history too. The envelope and the provenance always against today's record.json (they are
+the engine's: what the store trusts); the data of a run of the current code, and published figures, against today's
+<experiment>.json; the data of a run of older code against the schema it was stored under, which a schema edit must
+not take away:
+
+    src/kernelbook/schemas/history.json       every version of a data schema and of common.json a run was stored
+                                              under, by hash (`digest`: of the document, not of its formatting), and
+                                              the versions the runs stored before runs named theirs were stored under
+                                              ("legacy": experiment -> code_hash -> versions)
+
+`save` stamps each run with the versions it was checked against (provenance.schema_hashes: {"data", "common"});
+after editing a schema, `python -m kernelbook schemas --keep` adds the new versions to history.json (a test fails
+until it does), so that today's runs can still be checked once their code is older.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from functools import cache
@@ -23,6 +38,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent / "schemas"
 RECORD, COMMON = HERE / "record.json", HERE / "common.json"
 SCHEMAS = HERE  # where <experiment>.json are looked up (a test points it at its own)
+HISTORY_FILE = "history.json"  # in SCHEMAS: the versions older runs were checked against
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPES = {"object": "an object", "array": "an array", "string": "a string", "number": "a number",
           "integer": "an integer", "boolean": "true or false", "null": "null"}
@@ -119,25 +135,144 @@ def _describe(error: Any, prefix: tuple) -> str:
     return f"{json_path(where)}: {error.message}"
 
 
-def _first(validator: Any, instance: Any, prefix: tuple, source: Path) -> str | None:
+def _first(validator: Any, instance: Any, prefix: tuple, source: Path | str) -> str | None:
     from jsonschema.exceptions import best_match
 
     error = best_match(validator.iter_errors(instance))
     if error is None:
         return None
-    return f"{_describe(error, prefix)} (schema {_display(source)})"
+    return f"{_describe(error, prefix)} (schema {_display(source) if isinstance(source, Path) else source})"
 
 
-def problem(rec: dict, name: str) -> str | None:
-    """How the record `rec` of experiment `name` breaks its schemas, as one line; None if it does not."""
+def problem(rec: dict, name: str, stamp: dict | None = None) -> str | None:
+    """How the record `rec` of experiment `name` breaks its schemas, as one line; None if it does not. `stamp`
+    ({"data": hash, "common": hash}, from history.json) checks the data against the versions a run of older code was
+    stored under instead of today's."""
     found = _first(_validator(RECORD, None), rec, (), RECORD)
     if found:
         return found
     path = path_of(name)
     part = "published" if rec.get("kind") == "published" else None
+    if stamp is not None and stamp != current_stamp(name):
+        return _first(_versioned(stamp["data"], stamp["common"], part), rec.get("data"), ("data",),
+                      f"{_display(history_path())}, version {stamp['data']}: the one it was stored under")
     return _first(_validator(path, part), rec.get("data"), ("data",), path)
 
 
 def names() -> list[str]:
     """The experiments that have a schema file."""
-    return sorted(p.stem for p in SCHEMAS.glob("*.json") if p not in (RECORD, COMMON))
+    return sorted(p.stem for p in SCHEMAS.glob("*.json") if p not in (RECORD, COMMON) and p.name != HISTORY_FILE)
+
+
+# ---- the versions runs of older code were stored under ----------------------------------------------------------
+
+def digest(doc: Any) -> str:
+    """A schema version's hash: of the document (its canonical JSON), so a change of layout alone is no new version."""
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+                          ).hexdigest()[:16]
+
+
+def current_stamp(name: str) -> dict[str, str]:
+    """The versions a run of `name` stored today is checked against: {"data": hash, "common": hash}."""
+    return {"data": digest(_load(path_of(name))), "common": digest(_load(COMMON))}
+
+
+def history_path() -> Path:
+    return SCHEMAS / HISTORY_FILE
+
+
+@cache
+def _read_history(path: Path, mtime: int) -> dict:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"versions": {}, "legacy": {}}
+    except (OSError, ValueError) as e:
+        raise SchemaFileError(f"{_display(path)}: not readable JSON ({e})") from e
+    if not isinstance(doc, dict) or not isinstance(doc.get("versions"), dict) or not isinstance(
+            doc.get("legacy", {}), dict):
+        raise SchemaFileError(f"{_display(path)}: not a schema history (versions and legacy expected)")
+    return doc
+
+
+def history() -> dict:
+    """history.json: {"versions": {hash: schema}, "legacy": {experiment: {code_hash: stamp}}}."""
+    path = history_path()
+    try:
+        mtime = path.stat().st_mtime_ns
+    except OSError:
+        mtime = -1
+    return _read_history(path, mtime)
+
+
+def legacy(name: str, code_hash: Any) -> dict[str, str] | None:
+    """The versions a run of `name` stored before runs were stamped was checked against, by its code hash; None if
+    history.json does not know that code (the run is then checked against today's)."""
+    if not isinstance(code_hash, str):
+        return None
+    found = history().get("legacy", {}).get(name, {}).get(code_hash)
+    return dict(found) if isinstance(found, dict) else None
+
+
+def version(h: str, which: str) -> dict:
+    """The schema document with hash h: today's file if it is that version, else history.json's."""
+    current = _load(COMMON) if which == "common" else None
+    if current is not None and digest(current) == h:
+        return current
+    doc = history()["versions"].get(h)
+    if doc is None:
+        for p in ([COMMON] if which == "common" else sorted(SCHEMAS.glob("*.json"))):
+            if p.name != HISTORY_FILE and digest(_load(p)) == h:
+                return _load(p)
+        raise SchemaFileError(f"no schema version {h} ({which}) in {_display(history_path())}: a run was stored "
+                              f"under a version nobody kept; restore it there from git (`python -m kernelbook "
+                              f"schemas --keep` at the commit that had it)")
+    if digest(doc) != h:
+        raise SchemaFileError(f"{_display(history_path())}: version {h} does not hash to its name (edited?); "
+                              f"restore the file from git")
+    return doc
+
+
+@cache
+def _versioned(data: str, common: str, part: str | None) -> Any:
+    """A validator for the data schema version `data` (or its $defs/<part>), its common.json at version `common`."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    schema = version(data, "data")
+    registry = Registry().with_resources((name, Resource.from_contents(doc)) for name, doc in (
+        (RECORD.name, _load(RECORD)), (COMMON.name, version(common, "common"))))
+    if part is not None:
+        if part not in schema.get("$defs", {}):
+            raise SchemaFileError(f"schema version {data} has no $defs/{part}")
+        schema = {"$schema": schema.get("$schema"), "$defs": schema["$defs"], "$ref": f"#/$defs/{part}"}
+    return Draft202012Validator(schema, registry=registry)
+
+
+def missing_versions() -> list[str]:
+    """Today's schema versions that history.json does not keep yet (`python -m kernelbook schemas --keep`)."""
+    kept = history()["versions"]
+    out = []
+    for p in [COMMON, *(path_of(n) for n in names())]:
+        if digest(_load(p)) not in kept:
+            out.append(f"{_display(p)} (version {digest(_load(p))})")
+    return out
+
+
+def keep() -> list[str]:
+    """Add today's versions of every data schema and of common.json to history.json; returns what was added."""
+    path = history_path()
+    doc = dict(history())
+    versions = dict(doc.get("versions", {}))
+    added = []
+    for p in [COMMON, *(path_of(n) for n in names())]:
+        h = digest(_load(p))
+        if h not in versions:
+            versions[h] = _load(p)
+            added.append(f"{_display(p)} (version {h})")
+    if added:
+        doc["versions"] = versions
+        doc.setdefault("legacy", {})
+        path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return added
+

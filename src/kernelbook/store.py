@@ -7,9 +7,14 @@ A record is {"schema": 1, "experiment", "machine", "kind", "data", "provenance"}
 names the files whose code ran (`source_hashes`: path -> hash of its bytes, recorded by the runner); the run is
 *fresh* while every one of them still hashes the same and it covers the files the registry declares, else *stale*.
 Runs of older code stay in the folder as the experiment's history; `load` returns the newest fresh run, or the
-newest run if none is fresh, once it matches its experiment's schema (schema.py): a file that does not is corrupt,
-and never shown. Writes go to a temporary file in the same folder and are renamed into place, so an
-interrupted run never damages a stored one.
+newest run if none is fresh. Every run is checked before any of it is read, the history too: it matches its schema
+(schema.py; a run of older code, the version it was stored under), its file is named by its start, which is not in
+the future, it names only files of the package as its sources, it is no copy of another run, and it is a plain file
+(a link, a pipe or a device in a results folder is never followed or read). A file that fails is corrupt, named with
+its fix, and nothing of its experiment on that machine is shown. Records a test marks as fixtures
+(provenance.fixture) skip the checks of name, start and copies; tests/test_results_provenance.py refuses them in
+results/. Writes go to a temporary file in the same folder and are renamed into place, so an interrupted run never
+damages a stored one.
 """
 
 from __future__ import annotations
@@ -18,11 +23,13 @@ import hashlib
 import json
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +40,10 @@ SCHEMA = 1
 FRESH, STALE, MISSING, PUBLISHED, CORRUPT = "fresh", "stale", "missing", "published", "corrupt"
 PUBLISHED_FILE = "published.json"
 RUN_FILE = re.compile(r"\d{8}T\d{6}Z(?:-\d+)?\.json")
+MAX_BYTES = 64 << 20  # a results file larger than this is not read (the largest run today is under 1 MB)
+CLOCK_SKEW = timedelta(days=1)  # a run may start this far after the reading machine's clock, no further
+PACKAGE = "src/kernelbook/"  # a run's sources are files of the package (and the files its experiment declares)
+SOURCE = re.compile(r"src/kernelbook/(?:[A-Za-z0-9_][A-Za-z0-9_.-]*/)*[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 class StoreError(RuntimeError):
@@ -60,15 +71,24 @@ def combined_hash(files: dict[str, str]) -> str:
     return hashlib.sha256("\n".join(f"{k} {v}" for k, v in sorted(files.items())).encode()).hexdigest()[:16]
 
 
+def _plain_file(p: Path) -> bool:
+    """p is a regular file reached through no link (a source or a result is never read through a link)."""
+    try:
+        return stat.S_ISREG(p.lstat().st_mode) and os.path.realpath(p) == os.path.abspath(p)
+    except OSError:
+        return False
+
+
 def changed_sources(exp: Experiment, recorded: dict[str, str], root: Path | None = None) -> list[str]:
-    """The files that make a run with these recorded hashes stale: recorded ones that changed or are gone, and
-    declared ones the run did not record."""
+    """The files that make a run with these recorded hashes stale: recorded ones that changed or are gone (or are
+    no plain file: a link is never read), and declared ones the run did not record."""
     root = root or paths.root()
     changed = []
     for rel, h in sorted(recorded.items()):
         p = root / rel
-        if not p.is_file() or file_hash(p) != h:
-            changed.append(rel if p.is_file() else f"{rel} (removed)")
+        plain = _plain_file(p)
+        if not plain or file_hash(p) != h:
+            changed.append(rel if plain else f"{rel} (removed)")
     changed += [f"{rel} (not recorded)" for rel in exp.declared if rel not in recorded]
     return changed
 
@@ -115,9 +135,38 @@ def machine_folders() -> list[str]:
     """Every machine with a folder in a results folder, whether its results can be read or not (what `list` shows)."""
     found = set()
     for d in paths.results_dirs():
-        if d.is_dir():
-            found |= {p.name for p in d.iterdir() if p.is_dir() and paths.MACHINE_NAME.fullmatch(p.name)}
+        if d.is_dir():  # a link named like a machine is listed too: reading it then says what is wrong
+            found |= {p.name for p in d.iterdir() if (p.is_dir() or p.is_symlink())
+                      and paths.MACHINE_NAME.fullmatch(p.name)}
     return sorted(found)
+
+
+WORDS = {"pcie": "PCIe", "nvl": "NVL", "sxm": "SXM", "ada": "Ada", "max": "Max", "mobile": "Mobile"}
+
+
+def _pretty(machine: str) -> str:
+    """'nvidia-h200' -> 'H200', 'nvidia-geforce-rtx-4060-laptop-gpu' -> 'RTX 4060 Laptop': the slug without the
+    vendor's words, a word with a digit or of three letters or fewer in capitals."""
+    words = machine.split("-")
+    while words and words[0] in ("nvidia", "geforce"):
+        words = words[1:]
+    if words and words[-1] == "gpu":
+        words = words[:-1]
+    if not words:
+        return machine
+    return " ".join(WORDS.get(w) or (w.upper() if len(w) <= 3 or any(c.isdigit() for c in w) else w.capitalize())
+                    for w in words)
+
+
+def machine_label(machine: str) -> str:
+    """A machine's column label, from its folder's name, never from what its runs say (two folders whose runs name
+    one GPU, a copied folder or two runners of one model, stay two columns; a GPU name is no markup): its slug made
+    readable, or the slug itself where another machine's folder would read the same."""
+    paths.check_machine(machine)
+    mine = _pretty(machine)
+    if any(_pretty(m) == mine for m in machine_folders() if m != machine):
+        return machine
+    return mine
 
 
 def strays(machine: str) -> list[str]:
@@ -158,7 +207,7 @@ def _fingerprint(machine: str) -> tuple:
             dirnames.sort()
             for f in sorted(filenames):
                 try:
-                    st = os.stat(os.path.join(dirpath, f))
+                    st = os.lstat(os.path.join(dirpath, f))
                 except OSError:
                     continue
                 seen.append((dirpath, f, st.st_mtime_ns, st.st_size))
@@ -195,9 +244,30 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def read_plain(path: Path) -> bytes:
+    """The bytes of a results file, refusing what is not a plain file (a link, a pipe, a device: never followed, never
+    waited on) and what is too large to be a run. OSError from the system, StoreError naming the file otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        if path.is_symlink():
+            raise StoreError(f"{paths.display(path)}: a symbolic link; a results folder holds plain files, never "
+                             f"links (replace it with the file it points to, or remove it)") from e
+        raise
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise StoreError(f"{paths.display(path)}: not a plain file (a pipe, a device or a folder); a results "
+                             f"folder holds plain files: remove it")
+        if st.st_size > MAX_BYTES:
+            raise StoreError(f"{paths.display(path)}: {st.st_size} bytes, more than any run holds ({MAX_BYTES}); "
+                             f"restore it from git or remove it")
+        return f.read(MAX_BYTES + 1)
+
+
 def _read(path: Path) -> dict:
     try:
-        raw = path.read_bytes()
+        raw = read_plain(path)
         if not raw.strip():
             raise StoreError(f"{paths.display(path)}: empty file (a run cut off while it was written?); re-measure "
                              f"or restore it from git")
@@ -240,9 +310,50 @@ def _result(exp: Experiment, machine: str, path: Path) -> Result:
     recorded = res.provenance.get("source_hashes")
     if not isinstance(recorded, dict) or not recorded or not all(isinstance(v, str) for v in recorded.values()):
         raise StoreError(f"{paths.display(path)}: provenance.source_hashes is missing or not a map of file hashes")
+    outside = [rel for rel in recorded if not (_package_file(rel) or rel in exp.declared)]
+    if outside:
+        raise StoreError(f"{paths.display(path)}: provenance.source_hashes names {outside[0]!r}, not a file of the "
+                         f"package ({PACKAGE}...) nor one {exp.name} declares; a run's sources are the package's "
+                         f"files that ran: re-measure, or restore it from git")
+    if not res.provenance.get("fixture") and isinstance(res.provenance.get("started_utc"), str):  # else: schema's
+        _check_start(path, res.provenance["started_utc"])
     res.changed = changed_sources(exp, recorded)
     res.status = STALE if res.changed else FRESH
     return res
+
+
+def _package_file(rel: str) -> bool:
+    """rel names a file inside the package: relative, no '.' or '..' step, nothing but plain name characters."""
+    return bool(SOURCE.fullmatch(rel)) and not any(part in (".", "..") for part in rel.split("/"))
+
+
+def started(value: Any) -> datetime | None:
+    """A run's started_utc as a UTC time, or None where it is not an ISO time in UTC."""
+    if not isinstance(value, str) or not re.fullmatch(
+            r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]00:00)?", value):
+        return None
+    try:
+        t = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return t.replace(tzinfo=UTC) if t.tzinfo is None else t
+
+
+def _check_start(path: Path, value: Any) -> None:
+    """A run's file is named by its start (save names it so), and it did not start in the future: the newest run is
+    the one that started last, whatever a file is called."""
+    t = started(value)
+    if t is None:
+        raise StoreError(f"{paths.display(path)}: provenance.started_utc {value!r} is not an ISO time in UTC "
+                         f"(2026-12-01T07:12:03+00:00); re-measure, or restore it from git")
+    stem = run_id(t.isoformat(timespec="seconds"))
+    if path.stem.split("-")[0] != stem:
+        raise StoreError(f"{paths.display(path)}: named {path.stem} but it started at {value} ({stem}): a run's file "
+                         f"is named by its start, which decides which run is newest; restore it from git, or rename "
+                         f"it {stem}.json if the start is true")
+    if t > datetime.now(UTC) + CLOCK_SKEW:
+        raise StoreError(f"{paths.display(path)}: started at {value}, in the future; a run is stored after it "
+                         f"starts: restore it from git or remove it")
 
 
 _valid: dict[tuple, str | None] = {}
@@ -253,21 +364,47 @@ def check_schema(res: Result) -> Result:
     the file, the JSON path of the field and what was expected. A result is only shown once it passes."""
     from kernelbook import schema
 
-    st = res.path.stat()
-    key = (str(res.path), st.st_mtime_ns, st.st_size, res.experiment, str(schema.SCHEMAS))
+    stamp = _stored_under(res)  # None: today's schema
+    st = res.path.lstat()
+    key = (str(res.path), st.st_mtime_ns, st.st_size, res.experiment, str(schema.SCHEMAS),
+           tuple(sorted(stamp.items())) if stamp else None)
     if key not in _valid:
-        try:
-            _valid[key] = schema.problem(res.record, res.experiment)
+        from kernelbook import buildcache
+
+        try:  # a site build keeps the verdict between builds while no result or schema changed (buildcache)
+            _valid[key] = buildcache.cached("valid", repr(key),
+                                            lambda: schema.problem(res.record, res.experiment, stamp))
         except schema.SchemaFileError as e:
             raise StoreError(f"{paths.display(res.path)}: cannot be checked: {e}") from e
     if _valid[key]:
-        raise StoreError(f"{paths.display(res.path)}: {_valid[key]}; re-measure or restore it from git")
+        fix = "re-measure or restore it from git" if res.status != STALE else (
+            "restore it from git, or remove it: a run of older code is history (re-measuring adds a new run beside "
+            "it)")
+        raise StoreError(f"{paths.display(res.path)}: {_valid[key]}; {fix}")
     return res
+
+
+def _stored_under(res: Result) -> dict[str, Any] | None:
+    """The schema versions a run of older code is checked against: those it names (provenance.schema_hashes), else
+    those history.json keeps for its code; None (today's) for a run of the current code, for published figures and
+    for a run of code history.json does not know."""
+    from kernelbook import schema
+
+    if res.status != STALE:
+        return None
+    named = res.provenance.get("schema_hashes")
+    if isinstance(named, dict):
+        return {k: named.get(k) for k in ("data", "common")}
+    return schema.legacy(res.experiment, res.provenance.get("code_hash"))
 
 
 def _runs_folder(machine: str, name: str) -> Path:
     """experiment_dir, refusing a file that sits where the folder belongs."""
     d = experiment_dir(machine, name)
+    for p in (d.parent, d):
+        if p.is_symlink():
+            raise StoreError(f"{paths.display(p)}: a symbolic link; a results folder holds plain folders and files, "
+                             f"never links: replace it with the folder it points to, or remove it")
     if d.exists() and not d.is_dir():
         raise StoreError(f"{paths.display(d)}: a file where the folder of {name}'s runs belongs; move it out of the "
                          f"results folder")
@@ -325,7 +462,19 @@ def runs(name: str, machine: str | None = None) -> list[Result]:
     machine = paths.primary_machine() if machine is None else machine
     d = _runs_folder(machine, name)
     files = sorted(p for p in d.glob("*.json") if RUN_FILE.fullmatch(p.name)) if d.is_dir() else []
-    return [_result(exp, machine, p) for p in files]
+    found = [check_schema(_result(exp, machine, p)) for p in files]  # every run checked before any is read
+    seen: dict[str, Result] = {}
+    for r in found:
+        if r.provenance.get("fixture"):
+            continue
+        key = hashlib.sha256(json.dumps([r.data, {k: v for k, v in r.provenance.items() if k != "started_utc"}],
+                                        sort_keys=True).encode()).hexdigest()
+        if key in seen:
+            raise StoreError(f"{paths.display(r.path)}: a copy of {seen[key].path.name} (the same data and provenance "
+                             f"but for its start): a run is stored once, or the medians count it twice; remove the "
+                             f"copy")
+        seen[key] = r
+    return found
 
 
 @_memoized
@@ -335,7 +484,12 @@ def load(name: str, machine: str | None = None) -> Result:
     exp = get(name)
     machine = paths.primary_machine() if machine is None else machine
     d = _runs_folder(machine, name)
-    if (d / PUBLISHED_FILE).is_file():
+    if (d / PUBLISHED_FILE).exists() or (d / PUBLISHED_FILE).is_symlink():
+        beside = sorted(p.name for p in d.glob("*.json") if RUN_FILE.fullmatch(p.name))
+        if beside:
+            raise StoreError(f"{paths.display(d)}: published figures ({PUBLISHED_FILE}) beside measured runs "
+                             f"({beside[0]}{' and more' if len(beside) > 1 else ''}) would hide the runs; a "
+                             f"machine's folder holds one or the other: move one out")
         return check_schema(_result(exp, machine, d / PUBLISHED_FILE))
     if d.is_dir():
         strays = [p.name for p in d.glob("*.json") if not RUN_FILE.fullmatch(p.name)]
@@ -348,7 +502,7 @@ def load(name: str, machine: str | None = None) -> Result:
             f"no stored result for {name} on {machine} ({paths.display(d)}/); "
             f"measure it on that GPU with `python -m kernelbook run {name}`")
     fresh = [r for r in found if r.status == FRESH]
-    return check_schema((fresh or found)[-1])
+    return (fresh or found)[-1]  # runs() checked every one
 
 
 def status(name: str, machine: str) -> str:
@@ -372,9 +526,18 @@ def save(name: str, machine: str, data: Any, provenance: dict[str, Any], kind: s
          into: Path | None = None, check: bool = True) -> Path:
     """Write one run (or the published record) atomically: a temp file in the target folder, fsync, rename. A
     record that does not match its experiment's schema is refused (StoreError) and nothing is written, unless
-    check=False. `into`: a results folder other than the first one (paths.results_dir())."""
+    check=False. A checked measured run names the schema versions it was checked against
+    (provenance.schema_hashes), so that it is checked against them once its code is older (schema.py). `into`: a
+    results folder other than the first one (paths.results_dir())."""
     get(name)
     paths.check_machine(machine)
+    if check and kind == "measured":
+        from kernelbook import schema
+
+        try:
+            provenance = {**provenance, "schema_hashes": schema.current_stamp(name)}
+        except schema.SchemaFileError as e:
+            raise StoreError(f"{name} on {machine} cannot be checked, nothing stored: {e}") from e
     folder = (into or paths.results_dir()) / machine / name
     if kind == "published":
         path = folder / PUBLISHED_FILE
@@ -418,7 +581,8 @@ def write_atomic(path: Path, content: bytes) -> None:
 
 def check_file(path: Path, name: str, machine: str) -> str | None:
     """Why the results file at results/<machine>/<name>/<file> cannot be trusted (one line), or None: everything
-    load checks (it reads, it is this experiment's and this machine's, its name fits its kind, its schema)."""
+    load checks of one file (it reads, it is this experiment's and this machine's, its name fits its kind and its
+    start, its sources are the package's, its schema)."""
     try:
         check_schema(_result(get(name), machine, path))
     except StoreError as e:
@@ -437,8 +601,9 @@ class MergePlan:
 
 def plan_merge(sources: list[Path], into: Path) -> MergePlan:
     """Read every results folder in `sources` (each holding <machine>/<experiment>/<file>.json, as results/ does)
-    and check each file as load would; a file already in `into` with other bytes is a conflict, never overwritten.
-    Temp files of a killed save are skipped, and so are files at a folder's top (notes such as PROBES.md)."""
+    and check each new file as load would; a file already in `into` with the same bytes is already there (nothing to
+    copy or check: `into` is the store's to check), one with other bytes is a conflict, never overwritten. Temp files
+    of a killed save are skipped, and so are files at a folder's top (notes such as PROBES.md)."""
     plan, planned = MergePlan(), {}
     into = into.resolve()
     if not into.is_dir():
@@ -485,17 +650,27 @@ def _plan_files(edir: Path, machine: str, into: Path, plan: MergePlan, planned: 
         if not (RUN_FILE.fullmatch(f.name) or f.name == PUBLISHED_FILE):
             plan.problems.append(f"{f}: neither a run (<UTC start>.json) nor {PUBLISHED_FILE}")
             continue
+        dst = into / machine / edir.name / f.name
+        try:
+            content = read_plain(f)
+        except (OSError, StoreError) as e:
+            plan.problems.append(f"{f}: cannot be read ({e})")
+            continue
+        if dst in planned or dst.exists() or dst.is_symlink():
+            try:
+                there = planned[dst] if dst in planned else read_plain(dst)
+            except (OSError, StoreError) as e:
+                plan.problems.append(f"{f}: {paths.display(dst)} is there and cannot be read ({e})")
+                continue
+            if there != content:
+                plan.problems.append(f"{f}: {paths.display(dst)} already holds other bytes under that name; a result "
+                                     f"is never overwritten: keep one, or re-measure")
+            elif dst not in planned:
+                plan.same.append(dst)  # the very file: nothing to copy, and the store checks what it holds
+            continue
         problem = check_file(f, edir.name, machine)
         if problem:
             plan.problems.append(problem)
-            continue
-        dst, content = into / machine / edir.name / f.name, f.read_bytes()
-        if dst in planned or dst.exists():
-            if (planned[dst] if dst in planned else dst.read_bytes()) != content:
-                plan.problems.append(f"{f}: {paths.display(dst)} already holds other bytes under that name; a result "
-                                     f"is never overwritten: keep one, or re-measure")
-            elif dst.exists() and dst not in planned:
-                plan.same.append(dst)
             continue
         planned[dst] = content
         plan.copy.append((f, dst))
@@ -505,4 +680,4 @@ def merge(plan: MergePlan) -> None:
     """Carry out a plan without problems: copy each file in atomically."""
     assert not plan.problems, plan.problems
     for src, dst in plan.copy:
-        write_atomic(dst, src.read_bytes())
+        write_atomic(dst, read_plain(src))

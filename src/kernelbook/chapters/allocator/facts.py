@@ -215,7 +215,6 @@ FORMATS = {name: f"num:{DIGITS.get(name, 0)}" for name, kind in Facts.__annotati
 
 GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
     "model_exact": ("the model predicted every checkpoint measured", lambda f: f.model_exact),
-    "segments_exact": ("the model predicted every checkpoint of the segments cases", lambda f: f.segments_exact),
     "model_constants": ("the model's constants are the article's reading of the rules",
                         lambda f: f.model_as_article),
     "rules_hold": ("every rule holds on the measured segments", lambda f: f.all_rules_hold),
@@ -236,7 +235,6 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
     "holes_one_size": ("the free holes in the split segments were all one size", lambda f: f.holes_one_size),
     "no_hole_fits": ("no free hole was as large as the request", lambda f: f.no_hole_fits),
     "retry_released": ("reserved memory fell during the retry", lambda f: f.released_some),
-    "model_oom": ("the model predicted the out-of-memory error", lambda f: f.model_predicted_oom),
     "every_big_split": ("every big segment held a live tensor", lambda f: f.every_big_split),
     "covers_request": ("the unallocated memory at the error was at least the request",
                             lambda f: f.free_covers_request),
@@ -257,7 +255,6 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
     "shared_saves": ("one shared pool cost under half of the private pools", lambda f: f.shared_saves),
     "pool_released": ("the graph's private pool was empty once the graph and its output were gone",
                       lambda f: f.pool_released),
-    "pool_left": ("reserved memory stayed above its reading from before the capture", lambda f: f.pool_left),
 }
 
 def _mib(n: float | None) -> float | None:

@@ -290,10 +290,6 @@ GUARDS = {  # what the summaries' paragraphs rest on (kernelbook.guards): the le
     "elementwise_bytes": ("elementwise work sits more than a hundred times below the ridge, and eager add + RMSNorm "
                           "takes longer than its bytes at the copy bandwidth, outside the band",
                           lambda f: f.v_ridge == REPRODUCED and f.below_ridge and f.v_bytes_predict_time == OTHER_SIZE),
-    "one_kernel": ("torch.compile writes the unchanged add + RMSNorm as one Triton kernel",
-                   lambda f: f.v_one_kernel == HOLDS),
-    "compiled_not_level": ("compiled add + RMSNorm does not run level with the hand-written kernel",
-                           lambda f: f.v_compiled_ties_norm == CONTRADICTED),
     "compile_as_article": ("torch.compile writes add + RMSNorm as one kernel, leaves the MLP's matrix products to "
                            "cuBLAS, and recompiles once when the tokens go from 1 to 2, none after",
                            lambda f: f.v_one_kernel == HOLDS and f.v_matmuls_extern == HOLDS
@@ -310,8 +306,9 @@ GUARDS = {  # what the summaries' paragraphs rest on (kernelbook.guards): the le
                    lambda f: f.v_expandable == HOLDS),
     "replay_trap": ("a replay over a moved cache counter goes wrong without an error, and resetting the cache in "
                     "place first makes it exact", lambda f: f.v_replay_silent == HOLDS and f.v_replay_reset == HOLDS),
-    "several_runs": ("every decided row rests on more than one run of the current code",
-                     lambda f: f.runs_fewest > 1),
+    "mostly_same_direction": ("most tested rows go the article's way (borne out or by another amount), and more rows "
+                              "differ in size than go against it", lambda f: f.agree + f.other_size > f.tested / 2
+                              and f.other_size > f.against),
     "some_against": ("some row goes against the article", lambda f: f.any_against),
     "some_undecided": ("some row cannot decide", lambda f: f.any_undecided),
 }

@@ -28,6 +28,7 @@ Python over stored data: nothing here reads files.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -135,21 +136,52 @@ class Judgement:
         return len(self.readings)
 
     @property
+    def deciding(self) -> tuple[Reading, ...]:
+        """The runs the verdict was decided on: those that gave it (every run when none did, as for *varies*)."""
+        return tuple(r for r in self.readings if r.verdict == self.verdict) or self.readings
+
+    @property
     def figure(self) -> str:
-        """The figure the verdict was decided on: a figure row's median over the runs that gave the verdict (one
-        rule for every figure on the site), else the newest of those runs' figure; each run's, oldest first, when
-        the runs disagree."""
+        """The figure the verdict was decided on, under the site's one rule: the median over the runs that gave the
+        verdict (a figure row's number, or each end of its range, from the values themselves; any other row's
+        each number as its cell shows it); each run's, oldest first, when the runs disagree."""
         if not self.readings:
             return self.row.ours({}) if self.row.kind == "documented" and self.row.ours and not self.row.needs \
                 else "—"
         if self.verdict == VARIES:
             return " · ".join(r.figure for r in self.readings)
-        deciding = [r for r in self.readings if r.verdict == self.verdict] or list(self.readings)
-        values = [r.value for r in deciding]
-        if self.row.kind == "figure" and self.row.ours is None and all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-            return show(self.row, statistics.median(values))
-        return deciding[-1].figure
+        deciding = self.deciding
+        values = [_values(r.value) for r in deciding]
+        if self.row.kind == "figure" and self.row.ours is None and len({len(v) for v in values}) == 1 and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) for v in values for x in v):
+            medians = tuple(statistics.median(col) for col in zip(*values, strict=True))
+            return show(self.row, medians if len(medians) > 1 else medians[0])
+        return median_text([r.figure for r in deciding]) or deciding[-1].figure
+
+
+NUMBER = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?(?![\w])")
+
+
+def median_text(figures: Sequence[str]) -> str | None:
+    """Cells that read alike but for their numbers ('43.0 vs 55.0 µs', '52.8 vs 89.9 µs'), each number replaced by
+    its median over them, at the most decimals it shows ('52.8 vs 62.8 µs' for three runs); None where the words
+    differ between the cells."""
+    if not figures:
+        return None
+    words = [NUMBER.split(f) for f in figures]
+    if any(w != words[0] for w in words):
+        return None
+    numbers = [NUMBER.findall(f) for f in figures]
+    out = []
+    for column in zip(*numbers, strict=True):
+        if len(set(column)) == 1:
+            out.append(column[0])
+            continue
+        decimals = max(len(x.split(".")[1]) if "." in x else 0 for x in column)
+        m = statistics.median(float(x.replace(",", "").replace("−", "-")) for x in column)
+        text = f"{m:{',' if any(',' in x for x in column) else ''}.{decimals}f}"
+        out.append(text.replace("-", "−") if any("−" in x for x in column) else text)
+    return "".join(w + n for w, n in zip(words[0], [*out, ""], strict=True))
 
 
 def _values(x: Any) -> tuple[float, ...]:

@@ -113,6 +113,8 @@ class Facts:
     graph_launch_ms: float  # ... at the replayed cost
     launch_over_floor: float
     launch_bound: bool  # launching alone takes longer than the floor
+    launch_step_share: float  # the eager static step's launches at the eager launch cost, as a share of its step
+    host_beyond_launch_ms: float  # the eager static step's host time beyond those launches (Python, HF's code)
     # the floor
     copy_gbps: float
     floor_ms: float
@@ -243,8 +245,6 @@ class Facts:
     after_worst_share: float | None
     after_grew: bool  # some variant's host time per step grew in the round after the profiles
     # the timeline (one profiled step each)
-    profiled_static_host_ms: float
-    profiler_slows_static: bool  # the eager static step's host call takes longer under the profiler than timed
     tl_static_gaps_ms: float
     tl_static_host_ms: float
     tl_static_mostly_gaps: bool  # the gaps take more than half the profiled host call
@@ -453,6 +453,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
                                 laptop_machine["graph_speedup_high"]),
         launch_ms=launch_ms, graph_launch_ms=st["kernels"] * launch["graph_us_per_launch"] / 1e3,
         launch_over_floor=launch_ms / floor, launch_bound=launch_ms > floor,
+        launch_step_share=launch_ms / steps["static_ms"], host_beyond_launch_ms=st["host_ms"] - launch_ms,
         copy_gbps=d["copy"]["gbps"], floor_ms=floor, ceiling_tok_s=1e3 / floor,
         laptop_dram_gbps=laptop_six["dram_gbps"], laptop_floor_ms=laptop_six["floor_ms"],
         laptop_ceiling_tok_s=laptop_six["ceiling_tok_s"], laptop_dyn_floor_share=lap["eager_dynamic"]["floor_share"],
@@ -515,8 +516,6 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         after_worst_added_us=worst_after["added_host_us"] if worst_after else None,
         after_worst_share=worst_after["added_host_us"] / worst_after["before_host_us"] if worst_after else None,
         after_grew=bool(worst_after) and worst_after["added_host_us"] > 0,
-        profiled_static_host_ms=d["profiles"]["eager_static"]["cpu_us_profiled"] / 1e3,
-        profiler_slows_static=d["profiles"]["eager_static"]["cpu_us_profiled"] / 1e3 > st["host_ms"],
         tl_static_gaps_ms=tl_static_gaps, tl_static_host_ms=tl_st["host_us"] / 1e3,
         tl_static_mostly_gaps=tl_static_gaps > tl_st["host_us"] / 2e3,
         tl_graph_launches=len(tl_g["launches"]), tl_graph_kernels=len(tl_g["kernels"]), tl_graph_gaps_ms=tl_graph_gaps,
@@ -565,7 +564,7 @@ FORMATS = {
     **dict.fromkeys(("dyn_ms", "static_ms", "graph_ms", "ro_ms", "best_ms", "launch_ms", "graph_launch_ms",
                      "static_busy_ms", "static_host_ms", "static_dyn_diff_ms", "capture_s", "graph_host_ms",
                      "graph_idle_ms", "cd_host_ms", "cd_busy_ms", "ro_graph_diff_ms", "fusion_cut_busy_ms",
-                     "ma_ro_diff_ms", "widest_min_ms", "widest_max_ms", "profiled_static_host_ms",
+                     "ma_ro_diff_ms", "widest_min_ms", "widest_max_ms", "host_beyond_launch_ms",
                      "tl_static_gaps_ms", "tl_static_host_ms", "tl_graph_gaps_ms", "best_busy_ms", "best_idle_ms",
                      "best_busy_beyond_floor_ms", "params_b", "dyn_ms_low", "dyn_ms_high", "cd_ms", "ma_ms",
                      "graph_busy_ms", "dyn_busy_ms"), "num:2"),
@@ -576,9 +575,9 @@ FORMATS = {
     **dict.fromkeys(("launch_over_floor", "best_busy_over_floor", "noisiest_pct", "warm_low_s", "warm_high_s"),
                     "num:1"),
     **dict.fromkeys(("best_speedup", "graph_speedup", "step_ratio"), "times:1"),
-    **dict.fromkeys(("best_floor_share", "laptop_best_floor_share", "dyn_floor_share", "laptop_dyn_floor_share",
-                     "trap_rel_err", "trap_top1", "after_worst_share", "graph_idle_share", "static_idle_share",
-                     "dyn_idle_share", "cd_idle_share", "laptop_cd_idle_share"), "pct:0"),
+    **dict.fromkeys(("launch_step_share", "best_floor_share", "laptop_best_floor_share", "dyn_floor_share",
+                     "laptop_dyn_floor_share", "trap_rel_err", "trap_top1", "after_worst_share", "graph_idle_share",
+                     "static_idle_share", "dyn_idle_share", "cd_idle_share", "laptop_cd_idle_share"), "pct:0"),
     **dict.fromkeys(("yard_rel_err", "tolerance", "worst_compiled_err", "reset_rel_err"), "pct:2"),
     "widest_spread": "pct:1",
 }
@@ -589,6 +588,7 @@ def derive(f: Facts) -> dict[str, Any]:
     launch_ms = f.static_kernels * f.launch_eager_us / 1e3
     out: dict[str, Any] = {
         "graph_speedup": f.static_ms / f.graph_ms, "launch_ms": launch_ms, "launch_over_floor": launch_ms / f.floor_ms,
+        "launch_step_share": launch_ms / f.static_ms, "host_beyond_launch_ms": f.static_host_ms - launch_ms,
         "graph_launch_ms": f.static_kernels * f.launch_graph_us / 1e3, "ceiling_tok_s": 1e3 / f.floor_ms,
         "dyn_floor_share": f.floor_ms / f.dyn_ms, "bw_ratio": f.copy_gbps / f.laptop_dram_gbps,
         # the GPU's idle time and share of a step: what its median step leaves beyond its median busy time (the
@@ -613,7 +613,8 @@ def derive(f: Facts) -> dict[str, Any]:
 
 DERIVED_FROM = {
     "graph_speedup": ("static_ms", "graph_ms"), "launch_ms": ("static_kernels", "machine.eager_us"),
-    "launch_over_floor": ("launch_ms", "floor_ms"), "graph_launch_ms": ("static_kernels", "machine.graph_us"),
+    "launch_over_floor": ("launch_ms", "floor_ms"), "launch_step_share": ("launch_ms", "static_ms"),
+    "host_beyond_launch_ms": ("static_host_ms", "launch_ms"), "graph_launch_ms": ("static_kernels", "machine.graph_us"),
     "ceiling_tok_s": ("floor_ms",), "dyn_floor_share": ("floor_ms", "dyn_ms"), "bw_ratio": ("copy_gbps",
                                                                                             "laptop_dram_gbps"),
     "best_speedup": ("dyn_ms", "best_ms"), "best_floor_share": ("floor_ms", "best_ms"), "best_tok_s": ("best_ms",),
@@ -632,10 +633,12 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
                    lambda f: f.any_valid and f.all_passed and f.n_failed == 0 and not f.has_build_errors),
     "as_article": ("the model's weights take the released checkpoint's GB, its embedding shared with the output",
                    lambda f: f.weight_as_article and f.tied),
-    "launch_short": ("a graph replay's launch gain falls short of the laptop's range",
-                               lambda f: f.launch_ratio < f.laptop_launch_low),
     "launch_bound": ("the eager static step's launches alone take longer than the bandwidth floor",
                      lambda f: f.launch_ms > f.floor_ms),
+    "host_not_launch": ("the eager static step is nine tenths host time or more, its kernels run for less than its "
+                        "launches cost, and its host time beyond the launches is longer than the launches",
+                        lambda f: f.static_host_ms >= 0.9 * f.static_ms
+                        and f.static_busy_ms < f.launch_ms < f.host_beyond_launch_ms),
     "trap_past_tol": ("the broken replay is further off than the tolerance lets through",
                             lambda f: f.trap_rel_err > f.tolerance),
     "near_ties": ("eager's median top-two gap is inside the band, some variants left its tokens, each where "
@@ -647,32 +650,35 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
                           lambda f: f.counter_shift == f.warmup_calls and f.trap_top1 == 0 and f.reset_exact),
     "all_noisy": ("the rounds stopped at the cap with every variant still noisy",
                   lambda f: not f.rounds_quiet and not f.some_quiet and f.noisy_count == f.n_variants),
-    "after_round": ("a round was timed after the profiles", lambda f: f.has_after_profiler),
     "after_grew": ("a round was timed after the profiles, and some variant's host time per step grew in it",
                    lambda f: f.has_after_profiler and f.after_worst_added_us is not None
                    and f.after_worst_added_us > 0),
-    "static_slower": ("the eager StaticCache step's median is above the default cache's",
-                             lambda f: f.static_ms > f.dyn_ms and f.static_median_more),
+    "static_slower": ("the StaticCache adds kernels, here and on the laptop, and its eager step's median is above "
+                      "the default cache's",
+                      lambda f: f.static_extra_kernels > 0 and f.laptop_static_extra > 0 and f.static_ms > f.dyn_ms
+                      and f.static_median_more),
     "graph_idle": ("the hand capture replays eager's very kernels, and its GPU is idle for under "
                            f"{GPU_BOUND_IDLE:.0%} of the step",
                            lambda f: f.graph_kernels == f.static_kernels and f.graph_idle_share < GPU_BOUND_IDLE),
-    "cd_host": ("default-mode torch.compile's host time exceeds its kernels' and its GPU idles more of the "
-                        "step than the laptop's",
-                        lambda f: f.cd_host_ms > f.cd_busy_ms and f.cd_idle_share > f.laptop_cd_idle_share),
+    "cd_host": ("default-mode torch.compile runs fewer than half the eager static step's kernels, its host time "
+                "exceeds its kernels', and its GPU idles for most of the step, more than the laptop's",
+                lambda f: 2 * f.cd_kernels < f.static_kernels and f.cd_host_ms > f.cd_busy_ms
+                and 0.5 < f.cd_idle_share and f.cd_idle_share > f.laptop_cd_idle_share),
     "ro_faster": ("reduce-overhead beats the hand-captured graph at the median and in most rounds, and keeps "
                        "the GPU busy for less",
                        lambda f: f.ro_vs_graph == "faster" and f.ro_ms < f.graph_ms and f.fusion_cut_busy_ms > 0),
-    "ma_slower": ("max-autotune's median step is above reduce-overhead's",
-                      lambda f: f.ma_median_more and f.ma_vs_ro != "faster"),
+    "ma_slower": ("max-autotune's median step is above reduce-overhead's, where the laptop's was below",
+                  lambda f: f.ma_median_more and f.ma_vs_ro != "faster" and f.laptop_ma_gain_ms > 0),
     "dyn_runs_differ": ("decode.six_ways ran more than once, and the eager default-cache step's lowest and highest "
                         "run medians differ at the digits shown",
                         lambda f: f.six_runs > 1 and round(f.dyn_ms_low, 2) != round(f.dyn_ms_high, 2)),
-    "warm_range": ("the warm compiles differ at the digits shown",
-                   lambda f: round(f.warm_low_s, 1) != round(f.warm_high_s, 1)),
-    "profiler_gaps": ("the profiled eager host call is longer than the timed eager step, the drawn eager step is "
-                        "mostly gaps, and the replay's gaps under the profiler exceed the timed idle time",
-                        lambda f: f.profiled_static_host_ms > f.static_ms and f.tl_static_gaps_ms > f.tl_static_host_ms
-                        / 2 and f.tl_graph_gaps_ms > f.graph_idle_ms),
+    "profiler_inflates": ("the drawn eager step's host call under the profiler is longer than the timed eager "
+                          "step's host time",
+                          lambda f: f.tl_static_host_ms > f.static_host_ms),
+    "profiler_gaps": ("under the profiler the eager step's host call is longer than timed and mostly gaps, and the "
+                      "replay's gaps exceed the timed idle time",
+                      lambda f: f.tl_static_host_ms > f.static_host_ms and f.tl_static_gaps_ms > f.tl_static_host_ms / 2
+                      and f.tl_graph_gaps_ms > f.graph_idle_ms),
     "item_raised": ("the .item() inside the capture raised, chained to an earlier error, and CUDA still worked after",
                     lambda f: f.item_outcome == "raised" and f.item_chained and f.item_usable_after
                     and f.laptop_item_failed),
@@ -682,8 +688,8 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
     "one_graph": ("dynamo finds one graph and no break, as the article did",
                   lambda f: f.one_graph and f.graph_count == 1 and f.break_count == 0
                   and f.laptop_graph_count == 1 and f.laptop_break_count == 0),
-    "not_bandwidth": ("the best step's gain over the laptop falls short of tracking the bandwidth ratio, and its "
-                      "kernels' time beyond the floor is longer than the floor",
+    "not_bandwidth": ("the best step's gain over the laptop falls short of tracking the bandwidth ratio, its "
+                      "kernels' time beyond the floor is longer than the floor, and its GPU idles between them",
                       lambda f: f.any_valid and f.step_ratio < FOLLOWS_BANDWIDTH * f.bw_ratio
-                      and f.best_busy_ms - f.floor_ms > f.floor_ms),
+                      and f.best_busy_ms - f.floor_ms > f.floor_ms and f.best_idle_ms > 0),
 }

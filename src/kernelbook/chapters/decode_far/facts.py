@@ -1,6 +1,6 @@
 """The numbers and verdicts of docs/decode-far.md, from decode_far.ladder on one machine, with the decode chapter's
 best step (decode.six_ways) it starts from, the article's RTX 4060 Laptop figures for that chapter, and the cost of
-one launch replayed from a graph (machine.ceilings).
+one launch replayed from a graph and the read-only bandwidth (machine.ceilings).
 
 No sentence is written here: the page's Markdown reads these fields (`{{ f.last_ms }}`, in the text FORMATS gives
 each; the decode chapter's best step from `facts("decode")`, a graph launch's cost from `facts("machine")`), is
@@ -44,6 +44,8 @@ LABELS = {  # what each site's launch computes (decode/fast.py); the tables name
 }
 CHAIN = ("qkv_rope", "attention", "o")  # a layer's attention half: three launches, each waiting for the one before
 MLP = ("swiglu", "swiglu_ring", "down", "down_ring")  # a step makes one of the two SwiGLU calls and one down call
+FUSING_STEPS = ("fused add+RMSNorm, SwiGLU", "norm, RoPE, SwiGLU, residual in the matvecs")  # steps four and six
+FIRST_TWO = ("own PyTorch step", "+ fused QKV, gate/up")  # the first two steps' labels (bit-identical to eager)
 RETUNED = ("matvec_fusions", "pdl")  # the fused steps whose sites are tuned again inside them (ladder.IN_STEP)
 Goal = Literal["met", "over", "failed", "missing"]  # failed: timed but wrong; missing: not built or not timed
 Shrank = Literal["as_the_floor", "less", "not"]
@@ -108,6 +110,9 @@ class Facts:
     best_ms: float | None
     best_floor_share: float | None
     best_loop_ms: float | None
+    best_kernels: int | None
+    best_speedup: float | None  # the plain graph's time over the best step's
+    best_read_share: float | None  # the read floor over the best step's time
     # attention folded into the output projection, timed alone (one launch per layer, 28 layers in one graph)
     has_fold: bool
     fold_us: float | None  # the folded kernel, µs per layer at its tuned config
@@ -129,6 +134,12 @@ class Facts:
     copy_gbps: float
     copy_gib: float  # the size of the copy that measured it
     floor_ms: float
+    # the read floor: the weights at the read-only bandwidth of machine.ceilings (a projection only reads)
+    read_gbps: float
+    read_floor_ms: float
+    lm_head_gbps: float  # the LM head's matvec tuned alone (lm_head site), weight bytes over its time
+    lm_head_copy_share: float  # ... over the copy bandwidth
+    lm_head_read_share: float  # ... over the read-only bandwidth
     rounds_n: int
     loop_steps: int
     delta_ms: dict[str, float | None]  # per step: its time less the time of the row before (negative: faster)
@@ -441,8 +452,8 @@ class Facts:
     down_abs_max: float | None
     down_finite: bool
     down_programs: int | None  # the grid of the checked config
-    down_in_flight_mb: float | None  # what its programs' rings hold (at most W_down): the most on its way at the wait
-    down_weight_mb: float | None  # W_down, one layer
+    down_in_flight_mib: float | None  # what its programs' rings hold (at most W_down): the most on its way at the wait
+    down_weight_mib: float | None  # W_down, one layer
     down_is_best: bool
     retune_pdl_label: str
     retune_pdl_alone_us: float | None
@@ -474,6 +485,9 @@ class Facts:
     anchor_slow_label: str
     anchor_slow_tbps: float
     anchor_slow_share: float
+    anchor_fast_built_for: str | None  # the GPU setting the fastest published step was built with (RESULTS.md)
+    anchor_fast_fidelity: bool  # ... it passed the study's own numerical-fidelity check
+    anchor_slow_fidelity: bool
     ours_tbps: float | None  # synchronised around every step (the goal's measure), median over the rounds
     ours_share: float | None
     ours_loop_tbps: float | None  # back to back
@@ -870,8 +884,8 @@ def _down(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
         down_abs_max=max((r["max_abs"] for r in rows), default=None) if all(r["max_abs"] is not None for r in rows)
         else None,
         down_finite=bool(rows) and all(r["nonfinite"] == 0 for r in rows), down_programs=chk and chk["programs"],
-        down_in_flight_mb=chk and min(chk["programs"] * chk["ring_bytes"], d["tuning"]["down"]["bytes"]) / 1e6,
-        down_weight_mb=d["tuning"]["down"]["bytes"] / 1e6)
+        down_in_flight_mib=chk and min(chk["programs"] * chk["ring_bytes"], d["tuning"]["down"]["bytes"]) / 2**20,
+        down_weight_mib=d["tuning"]["down"]["bytes"] / 2**20)
     if not (x and p and site and "down_ring" in d["tuning"]):
         return dict(has_down=False, down_ms=None, down_before_ms=None, down_before_label="", down_floor_share=None,
                     down_before_floor_share=None, down_verdict="missing", down_saved_us=None,
@@ -907,6 +921,7 @@ def _anchors(d: dict[str, Any], gpu: str, runs: list[dict[str, Any]]) -> dict[st
     every = [r for x in runs for r in far.anchor_rows(x)]  # each run's rows: its own fastest correct step
     pub = sorted((r for r in rows if r["kind"] == "published mean"), key=lambda r: -r["tbps"])
     fast, slow = pub[0], pub[-1]
+    published = {a.label: a for a in anchors.ANCHORS}
     sync = next((r for r in rows if r["kind"] == "synchronised"), None)
     loop = next((r for r in rows if r["kind"] == "back to back"), None)
     syncs, loops = ([r for r in every if r["kind"] == k] for k in ("synchronised", "back to back"))
@@ -924,6 +939,9 @@ def _anchors(d: dict[str, Any], gpu: str, runs: list[dict[str, Any]]) -> dict[st
         anchor_fewer_layers=bool(fit) and anchors.LLAMA32_1B["num_hidden_layers"] < fit["layers"],
         anchor_fast_label=fast["who"], anchor_fast_tbps=fast["tbps"], anchor_fast_share=fast["copy_share"],
         anchor_slow_label=slow["who"], anchor_slow_tbps=slow["tbps"], anchor_slow_share=slow["copy_share"],
+        anchor_fast_built_for=published[fast["who"]].built_for,
+        anchor_fast_fidelity=published[fast["who"]].fidelity_passed,
+        anchor_slow_fidelity=published[slow["who"]].fidelity_passed,
         ours_tbps=sync and sync["tbps"], ours_share=sync and sync["copy_share"],
         ours_loop_tbps=loop and loop["tbps"], ours_loop_share=loop and loop["copy_share"],
         sync_vs_fast=_stand(syncs, fast["tbps"]) if sync else "missing",
@@ -934,10 +952,11 @@ def _anchors(d: dict[str, Any], gpu: str, runs: list[dict[str, Any]]) -> dict[st
 
 
 def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[str, Any], launch: dict[str, Any],
-              gpu: str, runs: list[dict[str, Any]] | None = None) -> Facts:
+              read_gbps: float, gpu: str, runs: list[dict[str, Any]] | None = None) -> Facts:
     """far_data: decode_far.ladder; six: decode.six_ways on the same machine; laptop_six: the article's
-    decode.six_ways record; launch: machine.ceilings' launch figures; runs: every run of the current code of
-    decode_far.ladder (default: far_data alone), which the verdicts against the published steps must hold in."""
+    decode.six_ways record; launch: machine.ceilings' launch figures; read_gbps: machine.ceilings' read-only
+    bandwidth; runs: every run of the current code of decode_far.ladder (default: far_data alone), which the verdicts
+    against the published steps must hold in."""
     d = far_data
     s = far.summaries(d)
     rows = far.waterfall(d)
@@ -980,6 +999,9 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
         has_best=best is not None, best_label=_strip(d["labels"][best["name"]]) if best else "",
         best_ms=best and best["step_ms"],
         best_floor_share=best and best["floor_share"], best_loop_ms=best and best["loop_ms"],
+        best_kernels=best and best["kernels"],
+        best_speedup=base["step_ms"] / best["step_ms"] if base and best else None,
+        best_read_share=best and d["weight_bytes"] / (read_gbps * 1e6) / best["step_ms"],
         has_fold=fold is not None, fold_us=fold and fold["us"], fold_rows=fold and fold["best"][0],
         pair_us=pair if fold else None, fold_alone_slower=bool(fold and fold["us"] > pair),
         rounds_quiet=q["stopped"] == "quiet", rounds_min=q["min_rounds"], rounds_cap_s=q["cap_s"],
@@ -991,7 +1013,10 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
         round_trip_ms=last["step_ms"] - last["loop_ms"] if last and last["loop_ms"] is not None else None,
         round_trip_shows=bool(last and last["loop_ms"] is not None and last["step_ms"] > last["loop_ms"]),
         weight_gb=d["weight_bytes"] / 1e9, copy_gbps=d["copy"]["gbps"], copy_gib=d["copy"]["bytes_moved"] / 2 / 2**30,
-        floor_ms=d["floor_ms"], rounds_n=d["rounds_n"], loop_steps=d["loop_steps"],
+        floor_ms=d["floor_ms"], read_gbps=read_gbps, read_floor_ms=d["weight_bytes"] / (read_gbps * 1e6),
+        lm_head_gbps=tun["lm_head"]["gbps"], lm_head_copy_share=tun["lm_head"]["gbps"] / d["copy"]["gbps"],
+        lm_head_read_share=tun["lm_head"]["gbps"] / read_gbps,
+        rounds_n=d["rounds_n"], loop_steps=d["loop_steps"],
         delta_ms=(delta := {n: None if by.get(n, {}).get("saved_ms") is None else -by[n]["saved_ms"]
                            for n in (d["baseline"], *d["steps"])}),
         delta_own_ms=delta.get("own"), delta_fused_proj_ms=delta.get("fused_proj"),
@@ -1004,8 +1029,9 @@ def from_data(far_data: dict[str, Any], six: dict[str, Any], laptop_six: dict[st
 
 def facts(machine: str | None = None) -> Facts:
     r = page.result("decode_far.ladder", machine)
+    ceilings = page.result("machine.ceilings", machine).data
     return from_data(r.data, page.result("decode.six_ways", machine).data, page.result("decode.six_ways", LAPTOP).data,
-                     page.result("machine.ceilings", machine).data["launch"], page.machine_label(r),
+                     ceilings["launch"], ceilings["bandwidth"]["read"]["gbps"], page.machine_label(r),
                      [x.data for x in page.fresh_runs("decode_far.ladder", machine)])
 
 
@@ -1021,7 +1047,7 @@ FORMATS = {
                      "barrier_low_us", "barrier_high_us", "timeline_period_us", "ours_tbps", "ours_loop_tbps",
                      "anchor_fast_tbps", "anchor_slow_tbps", "goal_tbps", "loop_noise_high"), "num:2"),
     **dict.fromkeys(("last_ms", "last_loop_ms", "last_prev_ms", "last_cost_ms", "best_ms", "weight_gb", "floor_ms",
-                     "goal_over_ms", "cublas_ms", "matvec_ms", "plain_matvec_ms", "plain_attention_ms",
+                     "read_floor_ms", "goal_over_ms", "cublas_ms", "matvec_ms", "plain_matvec_ms", "plain_attention_ms",
                      "plain_other_ms", "plain_idle_ms", "plain_host_ms", "plain_matvec_loss_ms", "plain_rest_ms",
                      "owners_ms", "pdl_saved_ms", "round_trip_ms", "alone_ms", "alone_outside_ms", "alone_loop_ms",
                      "pdl_before_ms", "pdl_ms", "greedy_loop_ms",
@@ -1031,7 +1057,7 @@ FORMATS = {
                      "second_us_per_kernel", "per_kernel_ratio", "plain_attention_us", "greedy_host_us",
                      "greedy_host_us_before", "ring_saved_us", "ring_saved_low_us", "ring_saved_high_us",
                      "few_saved_us", "few_saved_low_us", "few_saved_high_us", "down_saved_us", "down_saved_low_us",
-                     "down_saved_high_us", "down_weight_mb", "down_in_flight_mb", "retune_plain_alone_us",
+                     "down_saved_high_us", "down_weight_mib", "down_in_flight_mib", "retune_plain_alone_us",
                      "retune_plain_us", "retune_pdl_alone_us", "retune_pdl_us", "alone_us", "calls_sum_us", "mlp_us",
                      "mlp_copy_us", "chain_us", "chain_mib", "chain_copy_us", "no_wait_us", "no_wait_with_us",
                      "waits_us", "no_wait_gap_us", "fit_off_line_us", "layer_mib", "fit_once_us", "once_mib",
@@ -1042,6 +1068,8 @@ FORMATS = {
     **dict.fromkeys(("floor_ratio", "copy_gbps", "rounds_cap_s", "cublas_gbps", "matvec_gbps", "plain_matvec_gbps",
                      "kv_kib", "ring_kib", "copy_gib", "tune_s", "tol_factor", "layers_over_us", "anchor_layer_mb",
                      "our_layer_mb"), "num:0"),
+    **dict.fromkeys(("read_gbps", "lm_head_gbps"), "num:0"),
+    **dict.fromkeys(("lm_head_copy_share", "lm_head_read_share", "best_read_share"), "pct:0"),
     **dict.fromkeys(("last_floor_share", "best_floor_share", "laptop_same_floor_share", "matvec_share",
                      "plain_matvec_share", "confidence", "worst_of_tolerance", "mlp_share", "chain_share",
                      "waits_gap_share", "no_wait_floor_share", "layer_share", "fit_confidence", "layers_gap_share"),
@@ -1051,7 +1079,7 @@ FORMATS = {
                      "down_floor_share", "down_before_floor_share"), "pct:1"),
     **dict.fromkeys(("fp32_rel_err", "tolerance", "worst_rel_err"), "pct:2"),
     **dict.fromkeys(("delta_own_ms", "delta_fused_proj_ms", "delta_filled_attention_ms"), "signed:2"),
-    "speedup": "times:1", "goal_over_fast": "times:2", "ring_abs_max": "num:4",
+    "speedup": "times:1", "best_speedup": "times:1", "goal_over_fast": "times:2", "ring_abs_max": "num:4",
 }
 
 
@@ -1088,6 +1116,9 @@ def derive(f: Facts) -> dict[str, Any]:
         speedup=_over(f.base_ms, f.last_ms), last_floor_share=_over(f.floor_ms, f.last_ms),
         goal_floor_share=f.floor_ms / f.goal_ms, goal_over_ms=over, goal_over_share=_over(over, f.goal_ms),
         last_cost_ms=_less(f.last_ms, f.last_prev_ms), best_floor_share=_over(f.floor_ms, f.best_ms),
+        best_speedup=_over(f.base_ms, f.best_ms), read_floor_ms=1e3 * f.weight_gb / f.read_gbps,
+        best_read_share=_over(1e3 * f.weight_gb / f.read_gbps, f.best_ms),
+        lm_head_copy_share=f.lm_head_gbps / f.copy_gbps, lm_head_read_share=f.lm_head_gbps / f.read_gbps,
         round_trip_ms=_less(f.last_ms, f.last_loop_ms),
         first_us_per_kernel=per[0], second_us_per_kernel=per[1],
         per_kernel_ratio=None if None in per else min(per) / f.graph_us_per_launch,
@@ -1115,6 +1146,9 @@ DERIVED_FROM = {
     "goal_floor_share": ("floor_ms", "goal_ms"), "goal_over_ms": ("last_ms", "goal_ms"),
     "goal_over_share": ("goal_over_ms", "goal_ms"), "last_cost_ms": ("last_ms", "last_prev_ms"),
     "best_floor_share": ("floor_ms", "best_ms"), "round_trip_ms": ("last_ms", "last_loop_ms"),
+    "best_speedup": ("base_ms", "best_ms"), "read_floor_ms": ("weight_gb", "read_gbps"),
+    "best_read_share": ("read_floor_ms", "best_ms"), "lm_head_copy_share": ("lm_head_gbps", "copy_gbps"),
+    "lm_head_read_share": ("lm_head_gbps", "read_gbps"),
     "first_us_per_kernel": ("first_saved_ms", "first_kernels_before", "first_kernels_after"),
     "second_us_per_kernel": ("second_saved_ms", "second_kernels_before", "second_kernels_after"),
     "per_kernel_ratio": ("first_us_per_kernel", "second_us_per_kernel", "machine.graph_us"),
@@ -1136,15 +1170,29 @@ EXTREMES = {f"{step}_saved_{end}_us": fn for step in ("ring", "few", "down")
             for end, fn in (("low", min), ("high", max))}
 
 GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
+    "result": ("the fastest step that passed its check is faster than the plain graph with fewer kernels, the two "
+               "largest savings removed kernels and make up most of the gain, and the MLP's calls run at about "
+               "their bytes' copy time while the attention half runs at under half of it",
+               lambda f: f.best_speedup > 1 and f.best_kernels < f.base_kernels and f.top_cut_kernels
+               and f.first_saved_ms + f.second_saved_ms > 0.5 * (f.base_ms - f.best_ms)
+               and f.mlp_share > 0.9 and f.chain_share < 0.5),
     "start": ("the decode chapter's best step runs under half of the floor's speed, the laptop's best came closer to "
-              "its floor, the article gives the laptop's share for that variant too, and this GPU's best spends "
-              "longer beyond its floor than the laptop's",
+              "its floor, and this GPU's best spends longer beyond its floor than the laptop's",
               lambda f: f.six_best_floor_share is not None and f.six_best_floor_share < 0.5
-              and f.laptop_best_floor_share > f.six_best_floor_share and f.laptop_same_floor_share is not None
-              and f.six_rest_ms > f.laptop_rest_ms),
-    "over_goal": ("every step was built and passed its check, and the last one is over the goal, synchronised and "
-                  "back to back",
-                  lambda f: f.complete and not f.any_failed and f.last_ms > f.goal_ms and f.last_loop_ms > f.goal_ms),
+              and f.laptop_best_floor_share > f.six_best_floor_share and f.six_rest_ms > f.laptop_rest_ms),
+    "read_floor": ("the read-only pass is faster than the copy, so the read floor is the shorter; the LM head's "
+                   "matvec read past the copy's speed and past the read's, by less",
+                   lambda f: f.read_gbps > f.copy_gbps and f.lm_head_copy_share > f.lm_head_read_share > 1),
+    "savings": ("the two largest savings were the two fusing steps, both removed kernels, each removed kernel "
+                "costing more than a graph launch by MORE_THAN_HANDOFF",
+                lambda f: {_strip(f.first_label), _strip(f.second_label)} == set(FUSING_STEPS)
+                and f.top_cut_kernels and f.per_kernel_ratio > MORE_THAN_HANDOFF),
+    "matvec": ("the matvec step was faster than cuBLAS's, both profiles complete, and the matvecs read faster",
+               lambda f: f.matvec_saved_ms > 0 and f.matvec_profiled_all and f.matvec_gbps > f.cublas_gbps),
+    "pdl": ("programmatic dependent launch was used and saved time with the same kernels",
+            lambda f: f.pdl_used and f.pdl_saved_ms > 0 and f.pdl_same_kernels),
+    "greedy": ("picking the next token in the graph cut the host's time per step and the step's time",
+               lambda f: f.greedy_host_us < f.greedy_host_us_before and f.greedy_ms < f.greedy_ms_before),
     "last_slower": ("the last change, the fold, made the step slower in every round, and the step before it is the "
                     "fastest that passed its check",
                     lambda f: f.last_cost_ms > 0 and f.last_slower_every_round and f.last_is_fold
@@ -1154,6 +1202,10 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
                       lambda f: not f.rounds_quiet and f.step_noisy_count > 1
                       and f.step_noise_high > f.rounds_bound_pct and f.loop_all_quiet
                       and f.loop_noise_high <= f.rounds_bound_pct),
+    "round_trip": ("back to back is faster than synchronised, and the fastest step's graph alone is faster than "
+                   "its loop with no argmax outside it",
+                   lambda f: f.round_trip_ms > 0 and f.alone_outside_ms > 0 and not f.alone_has_argmax
+                   and f.alone_label == f.best_label),
     "ring_close": ("some outputs of SwiGLU's ring differ from matvec_pair's, none of them NaN",
                    lambda f: f.ring_differ_max is not None and f.ring_differ_max > 0 and f.ring_finite),
     "ring_faster": ("the ring step was faster than the step before it at the median, and some round of some run "
@@ -1170,12 +1222,12 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
                           lambda f: f.fold_us is not None and f.fold_us > f.pair_us),
     "tuning": ("a tuned site passes 100% of the copy, attention alone kept one split, and the in-step tuning timed "
                "finalists",
-               lambda f: len(f.sites_over_copy) > 0 and f.attention_one_launch and f.retune_has_finalists),
+               lambda f: f.sites_over_copy == ("lm_head",) and f.attention_one_launch and f.retune_has_finalists),
     "retune_pdl_helped": ("retuning inside the PDL step cut its time",
                           lambda f: f.retune_pdl_cut is not None and f.retune_pdl_cut > 0),
     "checks": ("eager fp32 and bf16 pick different top tokens somewhere, some steps are bit-identical to eager, the "
                "worst error is about float32's, and every step passed with finite logits",
-               lambda f: f.fp32_top1_differ > 0 and f.any_exact and f.worst_rel_err is not None
+               lambda f: f.fp32_top1_differ > 0 and f.exact == FIRST_TWO and f.worst_rel_err is not None
                and f.worst_rel_err <= NEAR_FP32 * f.fp32_rel_err and not f.any_failed and not f.any_nonfinite),
     "free_run": ("some steps run free wrote eager's tokens and some parted, every top-token difference at a "
                  "near-tie, the decode chapter's eager tokens the same, and the step that picks its own next token "
@@ -1184,38 +1236,37 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
                  and f.next_agree == f.next_steps and f.next_positions_ok),
     "kernels_overlap": ("the last step's profile holds no copy or memset, and its kernels' durations add up to more "
                         "than the step",
-                        lambda f: f.kernels_copies == 0 and f.kernels_busy_ms is not None
+                        lambda f: f.kernels_label is not None and _strip(f.kernels_label) == f.last_label
+                        and f.kernels_copies == 0 and f.kernels_busy_ms is not None
                         and f.kernels_busy_ms > f.kernels_step_ms and f.has_compared),
-    "calls": ("the calls' costs add up to less than the step, the attention half is further from its bytes than the "
-              "MLP, and some call passes 100% of the copy",
-              lambda f: f.calls_sum_us < f.alone_us and f.chain_share < f.mlp_share and len(f.calls_over_copy) > 0),
-    "waits_cost": ("every round without the waits was faster, and the step without them is still over the goal",
-                   lambda f: f.waits_cost and f.waits_us > 0 and f.no_wait_step_ms > f.goal_ms),
-    "fit": ("the once-a-step part runs under its bytes' time, the layers hold most of the distance from the floor, "
-            "and a layer is slower than the goal's share of the floor asks",
-            lambda f: f.once_high_us is not None and f.once_high_us < f.once_copy_us and f.layers_gap_share > 0.5
-            and f.layer_goal_cut_us > 0),
-    "timeline": ("the launch furthest past its bytes reads no weights, and some launches end sooner than their "
-                 "weights take",
-                 lambda f: f.timeline_worst_reads is False and len(f.timeline_early) > 0),
-    "handoff": ("the hops ran as dependent launches, every chain ended in order, and the barrier was slower in "
-                "every round at every count",
-                lambda f: f.handoff_pdl and f.handoff_ordered and f.barrier_always_slower),
+    "calls": ("the calls' costs add up to less than the step, the MLP's calls run at about their bytes' copy time, "
+              "the attention half is further from its bytes, and some call passes 100% of the copy",
+              lambda f: f.alone_label == f.best_label and f.calls_sum_us < f.alone_us and f.mlp_share > 0.9
+              and f.chain_share < f.mlp_share and set(f.calls_over_copy) == {"swiglu_ring", "lm_head"}),
+    "waits_cost": ("every round without the waits was faster, and the waits are under half of the step's distance "
+                   "from the floor",
+                   lambda f: f.waits_cost and f.waits_us > 0 and f.waits_gap_share is not None
+                   and f.waits_gap_share < 0.5),
+    "fit": ("the line is the fastest step's, its once-a-step part runs under its bytes' time and the layers hold "
+            "most of the distance from the floor",
+            lambda f: f.fit_label == f.best_label and f.once_high_us is not None and f.once_high_us < f.once_copy_us
+            and f.layers_gap_share > 0.5),
+    "timeline": ("the profiled layer is the fastest step's; the launch furthest past its bytes is attention, which "
+                 "reads no weights, and the launches that end sooner than their weights take are the two rings",
+                 lambda f: f.timeline_label == f.best_label and f.timeline_worst == "attention"
+                 and f.timeline_worst_reads is False and set(f.timeline_early) == {"swiglu_ring", "down_ring"}),
+    "handoff": ("the hops ran as dependent launches, every chain ended in order, the barrier was slower in every "
+                "round at every count, and a layer's five launches at a hop's cost make up most but not all of what a "
+                "layer runs over its bytes",
+                lambda f: f.handoff_pdl and f.handoff_ordered and f.barrier_always_slower and f.layer_launches == 5
+                and 0.5 * f.layer_over_us < f.layer_launches_low_us <= f.layer_launches_high_us < f.layer_over_us),
     "anchors": ("the published steps ran on this GPU; synchronised, the fastest step is level with the fastest "
                 "published one and ahead of the other, back to back ahead of both, over more than one run; the "
-                "published model has fewer layers",
+                "published model has fewer layers; the fastest published step was built for another GPU and missed "
+                "the study's fidelity check, which the other passed",
                 lambda f: f.anchors_same_gpu and f.sync_vs_fast == "level" and f.sync_vs_slow == "ahead"
                 and f.loop_vs_fast == "ahead" and f.loop_vs_slow == "ahead" and f.anchor_runs > 1
-                and f.anchor_fewer_layers),
-    "findings": ("what the list of findings states: both top savings cut kernels, each kernel removed cost more "
-                 "than its hand-off, the matvec beat cuBLAS with both profiles complete, the plain step idled, "
-                 "attention's time is not its bytes, PDL was faster with the same kernels, retuning helped it, the "
-                 "matvecs and the rest cover what is missing, back to back is faster, the graph alone is faster than "
-                 "its loop with no argmax outside, the step without waits is still over the goal, and the fastest "
-                 "step is level with the fastest published one",
-                 lambda f: f.top_cut_kernels and f.per_kernel_ratio > MORE_THAN_HANDOFF and f.matvec_saved_ms > 0
-                 and f.matvec_profiled_all and not f.plain_busy_over and f.attention_not_bytes and f.pdl_used
-                 and f.pdl_saved_ms > 0 and f.pdl_same_kernels and f.retune_pdl_cut > 0
-                 and f.owners_ms > f.goal_over_ms and f.round_trip_ms > 0 and f.alone_outside_ms > 0
-                 and not f.alone_has_argmax and f.no_wait_step_ms > f.goal_ms and f.sync_vs_fast == "level"),
+                and f.anchor_fewer_layers and "megakernel" in f.anchor_fast_label
+                and "CUDA graphs" in f.anchor_slow_label and f.anchor_fast_built_for is not None
+                and f.anchor_fast_built_for != f.anchor_gpu and not f.anchor_fast_fidelity and f.anchor_slow_fidelity),
 }

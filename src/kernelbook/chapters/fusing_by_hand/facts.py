@@ -300,6 +300,9 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
     "compiled_differs": ("torch.compile's outputs are not eager's bit for bit", lambda f: f.compiled_differs),
     "rounds_capped": ("the rounds stopped at the cap with more than one version still noisy",
                       lambda f: not f.all_quiet and f.noisy_count > 1),
+    "beats_bytes": ("the hand-written add + RMSNorm's speedup exceeds its cut in bytes: it also moved its bytes at a "
+                    "higher share of the copy than the Qwen2 code",
+                    lambda f: f.norm_speedup > f.norm_bytes_ratio and f.norm_triton_share > f.norm_eager_share),
     "far_below_ridge": (f"the most arithmetic-heavy version sits at least {FAR_BELOW} times below the ridge",
                         lambda f: f.ridge_over_intensity >= FAR_BELOW),
     "some_below_copy": (f"some version moved its bytes at less than {NEAR_COPY:.0%} of the copy's speed",

@@ -30,9 +30,9 @@ LABELS = {  # data keys -> how the tables name them
     "copy": "copy, read + write (GB/s)",
     "read": "read only (GB/s)",
     "write": "write only (GB/s)",
-    "matmul": "bf16 matmul (TFLOP/s)",
+    "matmul": "bf16 matmul, {n} × {n} (TFLOP/s)",  # n: the matrices' side
     "ridge": "ridge point, matmul ÷ copy (FLOP/B)",
-    "eager": "eager, µs per launch (CUDA events)",
+    "eager": "one launch from Python, µs (GPU clock)",
     "graph": "CUDA graph replay, µs per kernel",
     "speedup": "graph speedup",
     "host": "host time to enqueue one launch, µs",
@@ -273,14 +273,19 @@ FORMATS = {  # how each figure reads on every page (kernelbook.macros); other pa
 }
 
 
-def derive(f: Facts) -> dict[str, float]:
-    """The ratios the page prints beside their figures, from the medians shown. (The ridge stays the median of each
-    run's own ratio, as the table, the roofline and the memory-bound page read it.)"""
-    return {"copy_vs_laptop": f.copy_gbps / f.laptop_copy_gbps, "tflops_vs_laptop": f.matmul_tflops / f.laptop_tflops}
+def derive(f: Facts) -> dict[str, Any]:
+    """The ratios the page prints beside their figures, from the medians shown: the ridge is the median matmul rate
+    over the median copy, as the page prints the two."""
+    ridge = f.matmul_tflops * 1e3 / f.copy_gbps
+    return {"copy_vs_laptop": f.copy_gbps / f.laptop_copy_gbps, "tflops_vs_laptop": f.matmul_tflops / f.laptop_tflops,
+            "ridge": ridge, "ridge_above_laptop": ridge > f.laptop_ridge,
+            "ridge_over_swiglu": ridge / f.swiglu_flop_per_byte,
+            "swiglu_far_below_ridge": ridge / f.swiglu_flop_per_byte >= FAR_BELOW}
 
 
 DERIVED_FROM = {"copy_vs_laptop": ("copy_gbps", "laptop_copy_gbps"),
-                "tflops_vs_laptop": ("matmul_tflops", "laptop_tflops")}
+                "tflops_vs_laptop": ("matmul_tflops", "laptop_tflops"),
+                "ridge": ("matmul_tflops", "copy_gbps"), "ridge_over_swiglu": ("ridge", "swiglu_flop_per_byte")}
 
 GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
     "ridge_above_laptop": ("the ridge (matmul over copy) lies further right than the laptop's",

@@ -1,6 +1,6 @@
 """The numbers and verdicts of docs/memory-bound.md, from memory_bound.eager_bytes and machine.ceilings on one
-machine, with the article's RTX 4060 Laptop figures beside them (its eager_bytes, machine.ceilings and
-fusing_by_hand.versions records).
+machine (and fusing_by_hand.versions, for the kernels F.rms_norm runs as), with the article's RTX 4060 Laptop figures
+beside them (its eager_bytes, machine.ceilings and fusing_by_hand.versions records).
 
 The prediction is a chain's (or a kernel's) bytes over the copy bandwidth measured in the same process. Whether the
 clock agrees is decided here, within BAND, for each chain and for each kernel that streams the whole tensor; the
@@ -114,6 +114,8 @@ class Facts:
     kernels_streaming: int  # both chains
     kernels_outside_band: int
     every_kernel_within_band: bool  # every streaming kernel of both chains within the band
+    # PyTorch's own norm (fusing_by_hand.versions: the residual add, then F.rms_norm in place of Qwen2RMSNorm)
+    rms_norm_own_kernels: int  # the kernels F.rms_norm itself ran as: the version's, less the add's one
 
 
 def _within(ratio: float) -> bool:
@@ -150,9 +152,15 @@ def _kernels(c: dict[str, Any]) -> dict[str, Any]:
             "all_within": all(_within(x) for x in ratio.values())}
 
 
+def _rms_norm_kernels(versions: dict[str, Any]) -> int:
+    """The kernels F.rms_norm ran as: the add + F.rms_norm version's count, less the residual add's one kernel."""
+    v = next(x for x in versions["versions"] if (x["op"], x["key"]) == ("add_rmsnorm", "rms_norm"))
+    return v["kernels"] - 1
+
+
 def from_data(eager_bytes: dict[str, Any], ceilings: dict[str, Any], laptop: dict[str, Any],
               laptop_ceilings: dict[str, Any], laptop_versions: dict[str, Any], gpu: str,
-              transformers_version: str) -> Facts:
+              transformers_version: str, versions: dict[str, Any]) -> Facts:
     gbps = eager_bytes["copy"]["gbps"]
     norm, sw = eager_bytes["chains"]["add_rmsnorm"], eager_bytes["chains"]["swiglu"]
     n, s = _chain(norm, gbps), _chain(sw, gbps)
@@ -208,6 +216,7 @@ def from_data(eager_bytes: dict[str, Any], ceilings: dict[str, Any], laptop: dic
         kernels_streaming=nk["streaming"] + sk["streaming"],
         kernels_outside_band=nk["streaming"] - nk["streaming_within"] + sk["streaming"] - sk["streaming_within"],
         every_kernel_within_band=nk["all_within"] and sk["all_within"],
+        rms_norm_own_kernels=_rms_norm_kernels(versions),
     )
 
 
@@ -217,7 +226,8 @@ def facts(machine: str | None = None) -> Facts:
                      page.result("memory_bound.eager_bytes", LAPTOP).data,
                      page.result("machine.ceilings", LAPTOP).data,
                      page.result("fusing_by_hand.versions", LAPTOP).data, page.machine_label(r),
-                     r.provenance.get("versions", {}).get("transformers", "?"))
+                     r.provenance.get("versions", {}).get("transformers", "?"),
+                     page.result("fusing_by_hand.versions", machine).data)
 
 
 FORMATS = {  # how each figure reads on every page (kernelbook.macros)
@@ -232,12 +242,13 @@ FORMATS = {  # how each figure reads on every page (kernelbook.macros)
     "norm_measured_ms": "num:3", "norm_predicted_ms": "num:3", "norm_over_predicted": "times:2",
     "swiglu_measured_ms": "num:3", "swiglu_predicted_ms": "num:3", "swiglu_over_predicted": "times:2",
     "norm_share_of_copy": "pct:1", "swiglu_share_of_copy": "pct:1",
-    "laptop_norm_predicted_ms": "num:1", "laptop_norm_measured_ms": "num:1", "laptop_bandwidth": "num:0",
+    "laptop_norm_predicted_ms": "num:1", "laptop_norm_measured_ms": "num:1",
+    "laptop_norm_over_predicted": "times:2", "laptop_bandwidth": "num:0",
     "norm_streaming": "num:0", "norm_streaming_within": "num:0", "norm_streaming_over_predicted": "times:2",
     "norm_worst_index": "num:0", "norm_worst_over_predicted": "times:2", "swiglu_streaming": "num:0",
     "swiglu_streaming_over_predicted": "times:2", "swiglu_streaming_within": "num:0", "kernels_outside_band": "num:0",
     "kernels_streaming": "num:0", "norm_tiny": "num:0", "norm_tiny_us": "num:1", "norm_fused_predicted_ms": "num:3",
-    "laptop_norm_fused_predicted_ms": "num:2",
+    "laptop_norm_fused_predicted_ms": "num:2", "rms_norm_own_kernels": "num:0",
 }
 
 
@@ -265,8 +276,6 @@ def _outside(ratio: float, band: float) -> bool:
 GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
     "norm_as_laptop": ("add + RMSNorm runs as many kernels, moving as many bytes, as on the article's laptop",
                        lambda f: f.norm_as_laptop),
-    "swiglu_as_laptop": ("SwiGLU runs as many kernels, moving as many bytes, as on the article's laptop",
-                         lambda f: f.swiglu_as_laptop),
     "bytes_miss_time": ("each chain's time lies further than the band from its bytes over the copy bandwidth",
                         lambda f: _outside(f.norm_over_predicted, f.band)
                         and _outside(f.swiglu_over_predicted, f.band)),
@@ -279,4 +288,5 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
     "not_every_kernel_within": ("some kernel that streams the tensor lands outside the band of its bytes' time",
                                 lambda f: f.kernels_outside_band > 0),
     "norm_has_tiny": ("add + RMSNorm runs kernels that touch one value per row", lambda f: f.norm_tiny > 0),
+    "rms_norm_one_kernel": ("PyTorch's F.rms_norm runs as one kernel", lambda f: f.rms_norm_own_kernels == 1),
 }

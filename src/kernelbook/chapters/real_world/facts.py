@@ -39,12 +39,15 @@ class Facts:
     prefill_tokens: int
     prefill_kernel_us_low: float  # the MLP half's mean kernel time at prefill_tokens, eager and compiled
     prefill_kernel_us_high: float
-    prefill_gpu_us: float  # eager GPU busy time per call
-    prefill_host_us: float  # eager host time per call
-    prefill_host_bound: bool  # the host took longer to issue the call than the GPU to run it
-    prefill_saved_share: float  # share of eager's GPU time that compiling saved at prefill_tokens
+    prefill_gpu_us: float  # eager GPU busy time per call (the page prints torch_compile.big_eager_us, the same median)
+    prefill_compiled_us: float  # compiled GPU busy time per call
+    prefill_host_us: float  # eager host time per call, under the profiler
+    prefill_host_bound: bool  # under the profiler, the host took longer to issue the call than the GPU to run it
+    prefill_saved_share: float  # share of eager's GPU time that compiling saved (torch_compile.big_saved_share)
     prefill_fusion_saves: bool
-    launch_us: float  # host time to enqueue one launch
+    prefill_launches: int  # kernels one eager call launches
+    prefill_launch_us: float  # those launches at the unprofiled cost of one (launch_us)
+    launch_us: float  # host time to enqueue one launch, unprofiled (the page prints machine.host_us, the same median)
     decode_kernels: int  # kernels in one eager decode step (default cache)
     laptop_kernel_ms_low: float
     laptop_kernel_ms_high: float
@@ -57,14 +60,28 @@ class Facts:
 FORMATS = {  # how each measured figure reads on the page (kernelbook.macros); counts read as integers
     "capture_max": "num:0", "private_mib": "num:0", "shared_mib": "num:0",
     "prefill_kernel_us_low": "num:0", "prefill_kernel_us_high": "num:0", "prefill_gpu_us": "num:0",
-    "prefill_host_us": "num:0", "launch_us": "num:1", "prefill_saved_share": "pct:1",
+    "prefill_host_us": "num:0", "launch_us": "num:1", "prefill_saved_share": "pct:1", "prefill_compiled_us": "num:0",
+    "prefill_launch_us": "num:0",
     "laptop_kernel_ms_low": "num:1", "laptop_kernel_ms_high": "num:1", "laptop_launch_us": "num:1",
     "laptop_saved_share": "pct:0",
 }
 
+def derive(f: Facts) -> dict[str, Any]:
+    """The share and the product the page prints, computed again from the medians (as torch_compile's facts do)."""
+    return {"prefill_saved_share": (f.prefill_gpu_us - f.prefill_compiled_us) / f.prefill_gpu_us,
+            "prefill_launch_us": f.prefill_launches * f.launch_us}
+
+
+DERIVED_FROM = {"prefill_saved_share": ("prefill_gpu_us", "prefill_compiled_us"),
+                "prefill_launch_us": ("prefill_launches", "launch_us")}
+
 GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
-    "host_bound": ("at prefill, eager PyTorch took longer to issue the MLP half than the GPU took to run it",
-                   lambda f: f.prefill_host_us > f.prefill_gpu_us),
+    "prefill_host": ("at prefill the MLP half's kernels outlast a launch by less here than on the laptop; under the "
+                     "profiler eager PyTorch took longer to issue the call than the GPU took to run it; and its "
+                     "launches at the unprofiled cost take less than that GPU time",
+                     lambda f: f.prefill_kernel_us_high / f.launch_us
+                     < 1e3 * f.laptop_kernel_ms_low / f.laptop_launch_us
+                     and f.prefill_host_us > f.prefill_gpu_us and f.prefill_launch_us < f.prefill_gpu_us),
     "fusion_saves": ("compiling the MLP half took GPU time off it at prefill", lambda f: f.prefill_saved_share > 0),
     "liger_raced": ("both speed-of-light runs timed Liger-Kernel's kernels beside this site's",
                     lambda f: f.liger_raced),
@@ -90,9 +107,11 @@ def from_data(graph_pools: dict[str, Any], mlp_profile: dict[str, Any], ceilings
         private_mib=(graph_pools["separate_reserved"][-1] - graph_pools["base_reserved"]) / MiB,
         shared_mib=(graph_pools["shared_reserved"][-1] - graph_pools["base_reserved_shared"]) / MiB,
         prefill_tokens=int(tokens), prefill_kernel_us_low=min(per_kernel), prefill_kernel_us_high=max(per_kernel),
-        prefill_gpu_us=big["eager"]["busy_us"], prefill_host_us=big["eager"]["cpu_us"],
-        prefill_host_bound=big["eager"]["cpu_us"] > big["eager"]["busy_us"],
+        prefill_gpu_us=big["eager"]["busy_us"], prefill_compiled_us=big["compiled"]["busy_us"],
+        prefill_host_us=big["eager"]["cpu_us"], prefill_host_bound=big["eager"]["cpu_us"] > big["eager"]["busy_us"],
         prefill_saved_share=saved, prefill_fusion_saves=saved > 0,
+        prefill_launches=round(big["eager"]["launches"]),
+        prefill_launch_us=round(big["eager"]["launches"]) * ceilings["launch"]["host_enqueue_us"]["median"],
         launch_us=ceilings["launch"]["host_enqueue_us"]["median"],
         decode_kernels=report.summaries(six_ways)["eager_dynamic"]["kernels"],
         laptop_kernel_ms_low=laptop_profile["kernel_ms_2048_low"],

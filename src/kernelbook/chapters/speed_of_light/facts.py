@@ -487,6 +487,10 @@ FORMATS = {  # how each figure of the page reads (kernelbook.macros); shares of 
 }
 
 GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
+    "large_at_copy": ("at every large shape ours reaches the goal's share of the copy in both experiments (the "
+                      "medians over the runs), and at no decode-sized add + RMSNorm shape",
+                      lambda f: f.add_share_low >= GOAL_SHARE and f.swiglu_share_low >= GOAL_SHARE
+                      and f.small_share_high < GOAL_SHARE),
     "add_goal_open": ("in every run ours ahead of every rival at every large add + RMSNorm shape and the goal missed "
                       "nowhere; met everywhere in some runs; in the newest undecided, for a noisy share, only at the "
                       "shape add_open names",

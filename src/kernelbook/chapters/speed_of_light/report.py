@@ -4,7 +4,9 @@ The goal, its verdicts and every number the prose reads live in facts.py.
 
 from __future__ import annotations
 
+import html
 import statistics
+from collections.abc import Sequence
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -12,6 +14,8 @@ from matplotlib.ticker import FuncFormatter
 
 from kernelbook import page
 from kernelbook.chapters.speed_of_light.facts import GOAL_SHARE, LABELS
+
+DODGE = 0.018  # decades of MiB between neighbouring versions' markers at one size (share_plot)
 
 
 def row_order(config: list) -> str:
@@ -38,19 +42,44 @@ def goal_cell(goal: bool | str) -> str:
     return {True: "✓", "met": "✓", False: "✗", "missed": "✗"}.get(goal, "noisy")
 
 
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str, name: str,
+          full: tuple[Sequence[str], Sequence[Sequence[Any]]] | None = None) -> str:
+    """A Markdown table as the page shows it, a few columns that fit the page's width, followed by links that
+    download `full` (every column: (headers, rows); default this table) as CSV and JSON (page.downloads)."""
+    if len(set(headers)) != len(headers) or len(align) != len(headers):
+        raise ValueError(f"heads {list(headers)} repeat or do not match align {align!r}")
+    rule = {"l": ":--", "r": "--:", "c": ":-:"}
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule[a] for a in align) + " |"]
+    for row in rows:
+        if len(row) != len(headers):
+            raise ValueError(f"row {row} has {len(row)} cells for {len(headers)} columns")
+        lines.append("| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in row) + " |")
+    heads, cells = full or (headers, rows)
+    return "\n".join(lines) + "\n" + page.downloads(list(heads), [list(r) for r in cells], name)
+
+
+def folded(title: str, body: str) -> str:
+    """Markdown in a collapsed note, as the page's `??? note "title"` blocks render (md_in_html): the detail a reader
+    opens on demand, kept in the snippet that computes it so that the notebook still runs it."""
+    return f'\n<details class="note" markdown="1">\n<summary>{html.escape(title)}</summary>\n\n{body}\n\n</details>\n'
+
+
 def share_plot(shapes: list[dict[str, Any]], skip: tuple[str, ...] = ()) -> plt.Figure:
     """Each version's share of the same-bytes copy against the MiB the fused kernel moves, one marker per version
-    (the versions in skip left out), with the goal as a dotted line. A copy among the versions is drawn in gray."""
+    (the versions in skip left out), with the goal as a dotted line. The versions at one size sit side by side, each
+    nudged along the (log) axis by DODGE decades, so that markers near the copy do not hide one another; a copy among
+    the versions is drawn in gray."""
     names = [n for n in shapes[0]["versions"] if n != "copy" and n not in skip]
-    fig, ax = plt.subplots(figsize=(7.5, 3.6))
-    for i, name in enumerate(names):
+    drawn = [n for n in names if any("share_of_copy" in s["versions"].get(n, {}) for s in shapes)]
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    for i, name in enumerate(drawn):
         pts = [(s["bytes"] / 2**20, s["versions"][name]["share_of_copy"] * 100) for s in shapes
                if "share_of_copy" in s["versions"].get(name, {})]
-        if pts:
-            xs, ys = zip(*sorted(pts), strict=True)
-            copy = "copy" in name  # a copy, not a kernel: drawn apart
-            ax.plot(xs, ys, marker="x" if copy else "os^vD<>"[i % 7], ls="", label=LABELS[name],
-                    color="gray" if copy else None)
+        xs, ys = zip(*sorted(pts), strict=True)
+        nudge = 10 ** (DODGE * (i - (len(drawn) - 1) / 2))
+        copy = "copy" in name  # a copy, not a kernel: drawn apart
+        ax.plot([x * nudge for x in xs], ys, marker="x" if copy else "os^vD<>"[i % 7], ls="", ms=6,
+                label=LABELS[name], color="gray" if copy else None)
     ax.axhline(GOAL_SHARE * 100, c="gray", ls=":", lw=1)  # the goal
     ax.set_xscale("log")
     ax.set_xticks(sorted({s["bytes"] / 2**20 for s in shapes}))  # one tick per size moved, in plain MiB
@@ -58,8 +87,9 @@ def share_plot(shapes: list[dict[str, Any]], skip: tuple[str, ...] = ()) -> plt.
     ax.minorticks_off()
     ax.set_xlabel("MiB moved by the fused kernel (log)")
     ax.set_ylabel("% of the same-bytes copy")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7.5, ncol=3, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     ax.grid(True, alpha=0.3)
+    fig.tight_layout()
     return fig
 
 
@@ -79,16 +109,15 @@ def placement_plot(ms: dict[str, list[float]]) -> plt.Figure:
     return fig
 
 
-def runs_note(runs: list[Any], what: str = "the shares of the copy, GB/s and times") -> str:
-    """A line under a table or figure built from facts.merged: which figures are medians over which runs, and that
-    the rest (configurations, noise marks, verdicts) is the newest run's."""
+def runs_note(runs: list[Any], newest: bool = True) -> str:
+    """A line under a table or figure built from facts.merged: its figures are medians over these runs, and (newest)
+    its configurations, noise marks and verdicts are the newest run's."""
     days = sorted({str(r.provenance.get("started_utc", r.run))[:10] for r in runs})
     span = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
     if len(runs) == 1:
         return f'\n<p class="kb-provenance">One run, {span}.</p>\n'
-    return (f'\n<p class="kb-provenance">{what[0].upper() + what[1:]}: the median over the {len(runs)} runs of the '
-            f"current code ({span}) at each shape; configurations, noise marks and verdicts: the newest run's, "
-            f"{days[-1]}.</p>\n")
+    rest = "; configurations and marks: newest run" if newest else ""
+    return f'\n<p class="kb-provenance">Medians of {len(runs)} runs, {span}{rest}.</p>\n'
 
 
 def newest(r: Any) -> str:

@@ -357,6 +357,7 @@ class Facts:
     launch_graph_within: float
     launch_clocks_same: bool  # every run read the same SM and memory clocks at its start and at its end
     launch_sm_end: str  # MHz at the newest run's end
+    launch_unsettled: bool  # the eager launch and the host's enqueue time are both unsettled across the runs
     # the decode step's rounds (the newest decode.six_ways run)
     decode_rounds: tuple[WayRounds, ...]
     decode_rounds_n: int
@@ -430,6 +431,10 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
                       lambda f: f.decode_clocks_same),
     "same_picks": ("every stored torch_compile.codegen run (two or more) kept the same kernels",
                    lambda f: f.picks_compared and f.picks_same),
+    "runs_disagree": ("some figure's runs of the current code disagree by more than FIRM and than their own spreads",
+                      lambda f: f.n_unsettled > 0),
+    "launch_unsettled": ("the eager launch and the host's enqueue time are both unsettled",
+                         lambda f: f.launch_unsettled),
 }
 
 
@@ -618,6 +623,7 @@ def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
         moved_list=_listed(tuple(f.label for f in moved)),
         moved_steady_labels=tuple(f.label for f in moved if f.label in steady),
         any_moved_steady=any(f.label in steady for f in moved),
+        launch_unsettled=all(x.firmness == "unsettled" for x in figs if x.key in ("launch_eager", "launch_host")),
         **_launches(runs["machine.ceilings"]), **_decode_rounds(runs["decode.six_ways"]),
         **_picks(runs["torch_compile.codegen"], runs["decode_far.ladder"]),
     )

@@ -1,0 +1,22 @@
+from kernelbook import page
+
+r = page.result("decode.six_ways")
+
+
+def fact(name: str) -> str:  # the decode chapter's fact: the same text as anywhere on the page
+    return page.fact("decode", name)
+
+
+print(page.table(["Qwen2ForCausalLM, as built here", "value"], [
+    ["layers", fact("layers")],
+    ["hidden size", fact("hidden")],
+    ["MLP width", fact("mlp")],
+    ["query heads, key/value heads", f"{fact('heads')}, {fact('kv_heads')}"],
+    ["head size", fact("head_dim")],
+    ["vocabulary (shared with the output layer)", fact("vocab")],
+    ["RoPE base", fact("rope_theta")],
+    ["weights: normal, standard deviation (norm scales 1)", fact("init_std")],
+    ["parameters, billions", fact("params_b")],
+    ["weights, GB (the released checkpoint, per the article)", f"{fact('weight_gb')} ({fact('laptop_weight_gb')})"],
+], align="lr", name="decode-model"))
+print(page.provenance(r))

@@ -1,0 +1,164 @@
+"""A writer's loop: what a build computes from stored results and code alone, kept on disk between builds.
+
+Two things cost most of a build and change only when the results or the code do: each chapter's facts under the one
+rule (kernelbook.factbook) and the output of each executed snippet (markdown-exec). Both are kept under
+`.cache/kernelbook/`, keyed by one digest of everything they can read:
+
+    every file under src/kernelbook/ and snippets/, pyproject.toml, mkdocs.yml, every file of each results folder
+    the KERNELBOOK_* settings, and the versions of Python and of the packages that render (torch, matplotlib, ...)
+
+so a changed result, a changed line of code or another machine makes a new key and nothing old is served; an edit
+of a page's prose changes none of them, so the page re-renders from the cache. The cache is used by site builds
+only (hooks.py turns it on), never by the tests or the CLI. KERNELBOOK_CACHE=0 turns it off; deleting the folder is
+always safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import re
+import sys
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+from typing import Any, TypeVar
+
+from kernelbook import paths
+
+T = TypeVar("T")
+PACKAGES = ("torch", "triton", "transformers", "matplotlib", "numpy", "markdown", "markdown-exec", "mkdocs",
+            "mkdocs-macros-plugin", "pymdown-extensions", "jinja2")
+_on = False
+_digest: str | None = None
+
+
+def folder() -> Path:
+    return paths.root() / ".cache" / "kernelbook"
+
+
+_config: Path | None = None  # the build's config file, when it is not mkdocs.yml
+
+
+def enable(on: bool = True, config: str | os.PathLike | None = None) -> None:
+    """A site build starts (hooks.on_config, with the build's config file): use the cache unless KERNELBOOK_CACHE=0,
+    and read the inputs afresh."""
+    global _on, _digest, _config
+    _on = on and os.environ.get("KERNELBOOK_CACHE", "1") != "0"
+    _digest, _config = None, Path(config) if config else None
+
+
+def enabled() -> bool:
+    return _on
+
+
+def _files() -> list[Path]:
+    root = paths.root()
+    out = [root / "pyproject.toml", _config or root / "mkdocs.yml"]  # the Markdown settings shape a block's HTML
+    for d in (root / "src" / "kernelbook", root / "snippets", *paths.results_dirs(must_exist=False)):
+        if d.is_dir():
+            out += sorted(p for p in d.rglob("*") if p.is_file() and not p.is_symlink()  # a link is never read
+                          and "__pycache__" not in p.parts)
+    return out
+
+
+def digest() -> str:
+    """One hash of every input a cached value can depend on (see the module's docstring), once per build."""
+    global _digest
+    if _digest is None:
+        h = hashlib.sha256()
+        for p in _files():
+            h.update(str(p).encode() + b"\0" + p.read_bytes() + b"\0")
+        for k in sorted(os.environ):
+            if k.startswith("KERNELBOOK_"):
+                h.update(f"{k}={os.environ[k]}\0".encode())
+        h.update(sys.version.encode())
+        for name in PACKAGES:
+            try:
+                h.update(f"{name}={metadata.version(name)}\0".encode())
+            except metadata.PackageNotFoundError:
+                pass
+        _digest = h.hexdigest()[:24]
+    return _digest
+
+
+def cached(kind: str, key: str, compute: Callable[[], T], keep: Callable[[T], bool] = lambda _: True) -> T:
+    """compute(), or what it returned in an earlier build with the same inputs (only while enabled; a value that
+    `keep` refuses is not stored)."""
+    if not _on:
+        return compute()
+    name = hashlib.sha256(f"{kind}\0{key}\0{digest()}".encode()).hexdigest()[:32]
+    path = folder() / kind / f"{name}.pickle"
+    if path.is_file():
+        try:
+            return pickle.loads(path.read_bytes())
+        except Exception:  # noqa: BLE001 - a torn or old entry is computed again
+            pass
+    value = compute()
+    if not keep(value):
+        return value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    tmp.replace(path)
+    return value
+
+
+def prune(keep: int = 400) -> None:
+    """Keep the newest `keep` entries of each kind."""
+    for d in folder().glob("*"):
+        entries = sorted(d.glob("*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for p in entries[keep:]:
+            p.unlink(missing_ok=True)
+
+
+
+
+def cached_exec(fmt: Callable[..., str]) -> Callable[..., str]:
+    """markdown-exec's formatter for Python, kept on disk: the HTML a block printed, the results it showed (the
+    page's stale warning and provenance line count them) and the files it wrote (figures, downloads), by the block's
+    code and options and the page it is on (relative links)."""
+    from kernelbook import page
+
+    def formatter(source: str, language: str, css_class: str, options: dict[str, Any], md: Any,
+                  **kwargs: Any) -> str:
+        if not _on:
+            return fmt(source, language, css_class, options, md, **kwargs)
+        key = repr((source, language, css_class, sorted(options.items()), sorted(kwargs.items()), page._page_url))
+
+        ran = []
+
+        def run() -> tuple[str, list[Any], dict[str, bytes], int]:
+            ran.append(True)
+            shown_before, assets_before, count = set(page._shown[0]), set(page._assets), _counter()
+            out = fmt(source, language, css_class, options, md, **kwargs)
+            shown = [r for k, r in page._shown[0].items() if k not in shown_before]
+            return out, shown, {k: v for k, v in page._assets.items() if k not in assets_before}, _counter() - count
+
+        # a block that prints headings hands them to the page's table of contents as it runs: it is not kept
+        out, shown, assets, ids = cached("exec", key, run, keep=lambda v: not re.search(r"<h[1-6]\b", v[0]))
+        for r in shown:
+            page.note(r)
+        page._assets.update(assets)
+        if not ran:
+            _advance(ids)  # a kept block took its share of the exec-N-- id prefixes: later blocks keep theirs
+        return out
+
+    formatter.kb_cached = True  # type: ignore[attr-defined]
+    return formatter
+
+
+def _counter() -> int:
+    try:
+        from markdown_exec._internal.rendering import MarkdownConverter
+    except ImportError:  # another markdown-exec: ids may differ between a cold and a warm build, numbers do not
+        return 0
+    return MarkdownConverter.counter
+
+
+def _advance(n: int) -> None:
+    if n:
+        from markdown_exec._internal.rendering import MarkdownConverter
+
+        MarkdownConverter.counter += n

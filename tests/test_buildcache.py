@@ -1,0 +1,121 @@
+"""The writer's cache (kernelbook.buildcache) serves nothing stale: its key moves with every result, every line of
+code and every setting, and not with a page's prose."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kernelbook import buildcache, paths
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    """A copy of what the digest reads (package, snippets, pyproject, results), as the root."""
+    for part in ("src/kernelbook", "snippets", "results/nvidia-h200/machine.ceilings"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "machine.md").write_text("A sentence.\n")
+    monkeypatch.setenv("KERNELBOOK_ROOT", str(tmp_path))
+    monkeypatch.delenv("KERNELBOOK_RESULTS", raising=False)
+    yield tmp_path
+    buildcache.enable(False)
+
+
+def _digest() -> str:
+    buildcache.enable()
+    return buildcache.digest()
+
+
+def test_the_key_moves_with_results_code_snippets_and_settings_not_with_prose(tree, monkeypatch):
+    first = _digest()
+    (tree / "docs" / "machine.md").write_text("Another sentence.\n")
+    assert _digest() == first  # a prose edit keeps every cached value
+    run = sorted((tree / "results/nvidia-h200/machine.ceilings").glob("*.json"))[-1]
+    run.write_text(run.read_text().replace('"gbps"', '"gbps" ', 1))
+    moved = _digest()
+    assert moved != first  # a result changed
+    (tree / "snippets" / "machine" / "launch.py").write_text("print(1)\n")
+    assert _digest() != moved  # a snippet changed
+    again = _digest()
+    (tree / "src/kernelbook/chapters/machine/facts.py").write_text("# changed\n")
+    assert _digest() != again  # the code changed
+    code = _digest()
+    (tree / "mkdocs.yml").write_text((tree / "mkdocs.yml").read_text() + "\n# another setting\n")
+    assert _digest() != code  # the Markdown settings changed (they shape each block's HTML)
+    code = _digest()
+    monkeypatch.setenv("KERNELBOOK_MACHINE", "nvidia-h100")
+    assert _digest() != code  # another machine's numbers
+
+
+def test_a_value_is_computed_once_per_inputs_and_again_when_they_change(tree):
+    calls = []
+    compute = lambda: calls.append(1) or len(calls)  # noqa: E731
+    buildcache.enable()
+    assert buildcache.cached("t", "k", compute) == 1 and buildcache.cached("t", "k", compute) == 1
+    buildcache.enable()  # the next build, nothing changed
+    assert buildcache.cached("t", "k", compute) == 1 and len(calls) == 1
+    run = sorted((tree / "results/nvidia-h200/machine.ceilings").glob("*.json"))[-1]
+    run.write_text(run.read_text() + " ")
+    buildcache.enable()  # the next build, after a result changed
+    assert buildcache.cached("t", "k", compute) == 2
+    buildcache.enable(False)  # the tests and the CLI never read it
+    assert buildcache.cached("t", "k", compute) == 3
+
+
+def test_kernelbook_cache_0_turns_it_off(tree, monkeypatch):
+    monkeypatch.setenv("KERNELBOOK_CACHE", "0")
+    buildcache.enable()
+    assert not buildcache.enabled()
+    assert not (paths.root() / ".cache").exists()
+
+
+def _build_machine_page(results: Path, out: Path) -> str:
+    """The machine page alone, built by MkDocs with the site's plugins and hooks (cache on), from `results`."""
+    loader = type("Loader", (yaml.SafeLoader,), {})
+    loader.add_constructor("!ENV", lambda lo, node: lo.construct_sequence(node)[-1])  # its default
+    cfg = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=loader)  # noqa: S506 - a SafeLoader
+    docs = out / "docs"
+    docs.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "docs" / "machine.md", docs / "machine.md")
+    if not (docs / "assets").exists():
+        os.symlink(ROOT / "docs" / "assets", docs / "assets")
+    cfg.update(docs_dir=str(docs), site_dir=str(out / "site"), strict=False,
+               hooks=[str(ROOT / h) for h in cfg.get("hooks", [])])
+    cfg.pop("nav", None)
+    cfg["plugins"] = [p for p in cfg["plugins"] if not (isinstance(p, dict) and "mkdocs-jupyter" in p)]
+    cfg["validation"] = {"links": {"not_found": "ignore", "anchors": "ignore", "unrecognized_links": "ignore"}}
+    (out / "mkdocs.yml").write_text(yaml.safe_dump(cfg))
+    env = dict(os.environ, KERNELBOOK_MODE="replay", KERNELBOOK_RESULTS=str(results), NO_MKDOCS_2_WARNING="1")
+    env.pop("KERNELBOOK_GUARDS", None)
+    env["KERNELBOOK_GUARDS"] = "flag"  # the doctored copy rate may turn a guard: flag it, do not stop
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(out / "mkdocs.yml")], cwd=ROOT,
+                   env=env, check=True, capture_output=True)
+    return (out / "site" / "machine" / "index.html").read_text()
+
+
+@pytest.mark.slow
+def test_a_changed_result_changes_the_page_a_warm_cache_builds(tmp_path):
+    results = tmp_path / "results"
+    shutil.copytree(ROOT / "results", results)
+    before = _build_machine_page(results, tmp_path / "a")
+    assert _build_machine_page(results, tmp_path / "b") == before.replace("/a/", "/b/")  # warm: the same page
+    for run in (results / "nvidia-h200" / "machine.ceilings").glob("2*.json"):
+        rec = json.loads(run.read_text())
+        rec["data"]["bandwidth"]["copy"]["gbps"] *= 2  # every run copies twice as fast
+        run.write_text(json.dumps(rec))
+    after = _build_machine_page(results, tmp_path / "c")
+    copy = lambda html: re.search(r'data-fact="machine.copy_tbps"[^>]*>([^<]+)<', html)[1]  # noqa: E731
+    assert float(copy(after)) == pytest.approx(2 * float(copy(before)), rel=0.01)
