@@ -13,14 +13,7 @@ def saved(s: dict) -> str:
     return f"{'−' if s['saved_ms'] >= 0 else '+'}{page.num(abs(s['saved_ms']), 2)}"
 
 
-def checked(s: dict) -> str:
-    if not s["checked"]:
-        return "not checked"
-    if s["rel_err_max"] is None:
-        how = f"{s['nonfinite']:,} non-finite logits" if s["nonfinite"] else "no error recorded"
-    else:
-        how = "bit-identical" if s["bit_identical"] else f"{page.num(100 * s['rel_err_max'], 2)}%"
-    return f"{how}, **{'passed' if s['passed'] else 'FAILED'}**"
+checked = far_report.check_cell  # a step's check as a cell, on both tables
 
 
 def loop(s: dict) -> str:

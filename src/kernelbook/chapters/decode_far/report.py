@@ -570,3 +570,16 @@ def written(name: str) -> str:
     if not OURS.fullmatch(name):
         return "PyTorch / driver"
     return "here, Gluon" if name in gluon_kernels() else "here, Triton"
+
+
+def check_cell(s: dict[str, Any]) -> str:
+    """A step's check as a table cell: its largest relative error (or why none), and whether it passed."""
+    from kernelbook import page
+
+    if not s["checked"]:
+        return "not checked"
+    if s["rel_err_max"] is None:
+        how = f"{s['nonfinite']:,} non-finite logits" if s["nonfinite"] else "no error recorded"
+    else:
+        how = "bit-identical" if s["bit_identical"] else f"{page.num(100 * s['rel_err_max'], 2)}%"
+    return f"{how}, **{'passed' if s['passed'] else 'FAILED'}**"
