@@ -65,7 +65,9 @@ class Facts:
     # arithmetic intensity
     swiglu_flop_per_elem: int
     swiglu_flop_per_byte: float  # fused
-    ridge: float  # machine.ceilings: matmul over copy
+    ridge: float  # machine.ceilings: its median matmul rate over its median copy, as the machine page prints it
+    ceiling_tflops: float  # machine.ceilings: the matmul rate the ridge divides
+    ceiling_copy_gbps: float  # machine.ceilings: the copy it divides by
     laptop_ridge: float  # the laptop's matmul over its copy
     laptop_ridge_published: float  # the article's figure: matmul over DRAM bandwidth
     ridge_over_intensity: float
@@ -166,7 +168,7 @@ def from_data(eager_bytes: dict[str, Any], ceilings: dict[str, Any], laptop: dic
     n, s = _chain(norm, gbps), _chain(sw, gbps)
     nk, sk = _kernels(norm), _kernels(sw)
     si = eager_bytes["swiglu_intensity"]
-    ridge = ceilings["ridge_flop_per_byte"]
+    ridge = ceilings["matmul"]["tflops"] * 1e3 / ceilings["bandwidth"]["copy"]["gbps"]
     laptop_ridge = laptop_ceilings["bf16_tflops"] * 1e3 / laptop_ceilings["copy_gbps"]
     laptop_intensity = laptop["swiglu_flop_per_elem"] / laptop["swiglu_fused_bytes_per_elem"]
     laptop_ratio = laptop_versions["add_rmsnorm_eager_ms"] / laptop["add_rmsnorm_predicted_ms"]
@@ -190,6 +192,7 @@ def from_data(eager_bytes: dict[str, Any], ceilings: dict[str, Any], laptop: dic
                           and round(sw["bytes_per_elem"]) == laptop["swiglu_bytes_per_elem"]
                           and round(sw["fused_bytes_per_elem"]) == laptop["swiglu_fused_bytes_per_elem"]),
         swiglu_flop_per_elem=si["flop_per_elem"], swiglu_flop_per_byte=si["fused_flop_per_byte"], ridge=ridge,
+        ceiling_tflops=ceilings["matmul"]["tflops"], ceiling_copy_gbps=ceilings["bandwidth"]["copy"]["gbps"],
         laptop_ridge=laptop_ridge, laptop_ridge_published=laptop_ceilings["ridge_flop_per_byte"],
         ridge_over_intensity=ridge / si["fused_flop_per_byte"],
         laptop_ridge_over_intensity=laptop_ridge / laptop_intensity,
@@ -236,7 +239,7 @@ FORMATS = {  # how each figure reads on every page (kernelbook.macros)
     "swiglu_kernels": "num:0", "swiglu_bytes": "num:0", "swiglu_fused_bytes": "num:0",
     "laptop_swiglu_kernels": "num:0", "laptop_swiglu_bytes": "num:0", "laptop_swiglu_fused_bytes": "num:0",
     "swiglu_flop_per_elem": "num:0", "laptop_ridge": "num:0", "laptop_ridge_published": "num:0",
-    "ridge_over_intensity": "num:0", "laptop_ridge_over_intensity": "num:0",
+    "ridge": "num:0", "ridge_over_intensity": "num:0", "laptop_ridge_over_intensity": "num:0",
     "rows": "num:0", "hidden": "num:0", "profile_calls": "num:0", "copy_gbps": "num:0", "copy_gib_each_way": "num:0",
     "copy_noise": "pct:2", "copy_samples": "num:0", "chain_rounds": "num:0", "band": "pct:0",
     "norm_measured_ms": "num:3", "norm_predicted_ms": "num:3", "norm_over_predicted": "times:2",
@@ -252,9 +255,13 @@ FORMATS = {  # how each figure reads on every page (kernelbook.macros)
 }
 
 
-def derive(f: Facts) -> dict[str, float]:
-    """The ratios the page prints beside their figures, from the medians shown."""
-    return {"norm_bytes_ratio": f.norm_bytes / f.norm_fused_bytes,
+def derive(f: Facts) -> dict[str, Any]:
+    """The ratios the page prints beside their figures, from the medians shown; the ridge as the machine chapter
+    derives it (its two medians), so that every page reads one ridge."""
+    ridge = f.ceiling_tflops * 1e3 / f.ceiling_copy_gbps
+    return {"ridge": ridge, "ridge_over_intensity": ridge / f.swiglu_flop_per_byte,
+            "far_below_ridge": min(ridge / f.swiglu_flop_per_byte, f.laptop_ridge_over_intensity) >= f.far_below,
+            "norm_bytes_ratio": f.norm_bytes / f.norm_fused_bytes,
             "norm_over_predicted": f.norm_measured_ms / f.norm_predicted_ms,
             "swiglu_over_predicted": f.swiglu_measured_ms / f.swiglu_predicted_ms,
             # bytes over the measured time as a share of the copy's rate: the predicted time over the measured
@@ -262,7 +269,9 @@ def derive(f: Facts) -> dict[str, float]:
             "swiglu_share_of_copy": f.swiglu_predicted_ms / f.swiglu_measured_ms}
 
 
-DERIVED_FROM = {"norm_bytes_ratio": ("norm_bytes", "norm_fused_bytes"),
+DERIVED_FROM = {"ridge": ("ceiling_tflops", "ceiling_copy_gbps"),
+                "ridge_over_intensity": ("ridge", "swiglu_flop_per_byte"),
+                "norm_bytes_ratio": ("norm_bytes", "norm_fused_bytes"),
                 "norm_over_predicted": ("norm_measured_ms", "norm_predicted_ms"),
                 "swiglu_over_predicted": ("swiglu_measured_ms", "swiglu_predicted_ms"),
                 "norm_share_of_copy": ("norm_predicted_ms", "norm_measured_ms"),
