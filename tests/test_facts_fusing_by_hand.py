@@ -54,11 +54,12 @@ def test_all_near_copy_follows_the_slowest_version(data):
 
 def test_far_below_the_ridge_only_at_fifty_times(data):
     f = F.from_data(**data)
-    assert f.ridge == pytest.approx(data["ceilings"]["matmul"]["tflops"] * 1e3 / data["versions"]["copy"]["gbps"])
+    ceiling_copy = data["ceilings"]["bandwidth"]["copy"]["gbps"]  # the machine chapter's ridge, not this run's copy
+    assert f.ridge == pytest.approx(data["ceilings"]["matmul"]["tflops"] * 1e3 / ceiling_copy)
     triton = _version(data, "swiglu", "triton")  # the fewest bytes for the most FLOP per element
     assert f.intensity_high == pytest.approx(data["eager_bytes"]["swiglu_intensity"]["flop_per_elem"]
                                              / triton["bytes_per_elem"])
-    at_the_limit = F.FAR_BELOW * f.intensity_high * data["versions"]["copy"]["gbps"] / 1e3  # TFLOP/s
+    at_the_limit = F.FAR_BELOW * f.intensity_high * ceiling_copy / 1e3  # TFLOP/s
     data["ceilings"]["matmul"]["tflops"] = 1.001 * at_the_limit
     assert F.from_data(**data).far_below_ridge
     data["ceilings"]["matmul"]["tflops"] = 0.999 * at_the_limit
@@ -272,5 +273,12 @@ def test_compiled_ratio_is_one_plus_the_difference(data):
 
 def test_the_speedup_shown_divides_the_two_times_shown(data):
     f = replace(F.from_data(**data), norm_eager_ms=0.49, norm_triton_ms=0.07)
-    assert F.derive(f) == {"norm_speedup": pytest.approx(7.0)}
+    assert F.derive(f)["norm_speedup"] == pytest.approx(7.0)
     assert set(F.DERIVED_FROM) <= set(F.FORMATS)
+
+
+def test_the_ridge_is_the_machine_chapters_from_the_two_medians(data):
+    f = replace(F.from_data(**data), ceiling_tflops=500.0, ceiling_copy_gbps=4000.0)
+    d = F.derive(f)
+    assert d["ridge"] == pytest.approx(125) and d["ridge_over_intensity"] == pytest.approx(125 / f.intensity_high)
+    assert d["far_below_ridge"] == (125 / f.intensity_high >= F.FAR_BELOW)

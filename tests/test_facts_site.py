@@ -16,7 +16,7 @@ from kernelbook import macros
 ROOT = Path(__file__).resolve().parents[1]
 FACT = re.compile(r'<span class="kb-fact" data-fact="([^"]+)"(?: title="([^"]*)")?>(.*?)</span>', re.S)
 PAGES = sorted((ROOT / "docs").glob("*.md"))
-TEMPLATE_SHARE = 0.30  # the share of the pages' prose that is template may not grow (goal: 0.10)
+TEMPLATE_SHARE = 0.10  # at most a tenth of the pages' prose is template (issue 45)
 
 
 def site_facts(site: Path) -> dict[str, set[tuple[str, str]]]:
@@ -69,7 +69,7 @@ def test_no_number_in_the_prose_is_formatted_without_its_fact(page):
 
 def test_the_pages_are_written_for_the_data_not_for_every_case():
     """Issue 45's budget: at most 60 conditionals site-wide (a conditional only where the primary machine's runs take
-    both sides). The template's share of the prose is held where it stands (TEMPLATE_SHARE); its goal is 10%."""
+    both sides), and at most a tenth of the prose is template (TEMPLATE_SHARE): sentences, not lists of figures."""
     pages = jinja_stats.site()
     template, prose, conditionals = (sum(x[i] for x in pages.values()) for i in range(3))
     assert conditionals <= 60, {k: v[2] for k, v in pages.items() if v[2]}
