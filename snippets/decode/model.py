@@ -13,10 +13,10 @@ print(page.table(["Qwen2ForCausalLM, as built here", "value"], [
     ["MLP width", fact("mlp")],
     ["query heads, key/value heads", f"{fact('heads')}, {fact('kv_heads')}"],
     ["head size", fact("head_dim")],
-    ["vocabulary (shared with the output layer)", fact("vocab")],
+    ["vocabulary (tied LM head)", fact("vocab")],
     ["RoPE base", fact("rope_theta")],
-    ["weights: normal, standard deviation (norm scales 1)", fact("init_std")],
+    ["weight init std (norm scales 1)", fact("init_std")],
     ["parameters, billions", fact("params_b")],
-    ["weights, GB (the released checkpoint, per the article)", f"{fact('weight_gb')} ({fact('laptop_weight_gb')})"],
+    ["weights, GB (article's checkpoint)", f"{fact('weight_gb')} ({fact('laptop_weight_gb')})"],
 ], align="lr", name="decode-model"))
 print(page.provenance(r))
