@@ -29,6 +29,14 @@ except ImportError:
     pass
 
 
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` (pyproject's addopts): a worker per core on a machine without a GPU; on a GPU machine one process,
+    as its tests share one GPU and some need it to themselves (PYTEST_XDIST_AUTO_NUM_WORKERS overrides either)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
+    return 0 if os.environ.get("TRITON_INTERPRET") != "1" else os.cpu_count() or 1
+
+
 @pytest.fixture
 def fixture_results(tmp_path, monkeypatch):
     """A results folder holding the synthetic fixtures plus the committed published (article) records."""
@@ -60,6 +68,15 @@ def run_file(results: Path, name: str, machine: str = "nvidia-h200") -> Path:
     runs = sorted((results / machine / name).glob("2*.json"))
     assert runs, f"no run of {name} on {machine} in {results}"
     return runs[-1]
+
+
+def covering(first, second, ids=str):
+    """Every pair of first x second as parameters. Under Triton's interpreter the default run takes one pair per
+    value of `first` (the values of `second` in turn, so each appears too) and marks the rest slow: the full product
+    runs in .ci/run. On a GPU every pair runs by default."""
+    slow = pytest.mark.slow if os.environ.get("TRITON_INTERPRET") == "1" else ()
+    return [pytest.param(a, b, id=f"{ids(a)}-{ids(b)}", marks=() if j == i % len(second) else slow)
+            for i, a in enumerate(first) for j, b in enumerate(second)]
 
 
 def _interpreted(mod) -> bool:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 import torch
 
+from tests.conftest import covering
+
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 DTYPES = [torch.float32] + ([torch.bfloat16] if DEVICE == "cuda" else [])
 # (q_heads, kv_heads, D, N): GQA groups 1, 3 and 7, heads not a power of two, N not a multiple of BLOCK_N,
@@ -36,8 +38,7 @@ def _inputs(shape, dtype, seed):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize("config", CONFIGS, ids=str)
-@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("shape, config", covering(SHAPES, CONFIGS))  # each shape once by default, all in .ci/run
 def test_attention_o_matches_attention_then_projection(shape, config, dtype, kernel):
     ao = kernel("attention_o")
     qh, kvh, d, n = shape

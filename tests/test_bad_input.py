@@ -96,6 +96,7 @@ def build_error(out: subprocess.CompletedProcess) -> str:
     return errors[0]
 
 
+@pytest.mark.slow  # a site build that starts torch to look for a GPU
 def test_a_measure_build_on_a_machine_without_a_gpu_fails_with_one_line(tmp_path):
     if page._gpu_slug() is not None:
         pytest.skip("this machine has a GPU")
@@ -116,6 +117,7 @@ def test_a_build_with_a_bad_setting_fails_with_one_line(tmp_path, env, message):
     assert message in build_error(mkdocs_build(tmp_path, **env))
 
 
+@pytest.mark.slow  # a site build that checks every committed result first
 def test_a_build_with_a_corrupt_primary_result_names_the_file(tmp_path):
     results = tmp_path / "results"
     shutil.copytree(ROOT / "results", results)

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kernelbook import buildcache, paths
+from kernelbook import buildcache
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
-def tree(tmp_path, monkeypatch):
+def tree(tmp_path, tmp_path_factory, monkeypatch):
     """A copy of what the digest reads (package, snippets, pyproject, results), as the root."""
     for part in ("src/kernelbook", "snippets", "results/nvidia-h200/machine.ceilings"):
         shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
@@ -29,6 +29,7 @@ def tree(tmp_path, monkeypatch):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "machine.md").write_text("A sentence.\n")
     monkeypatch.setenv("KERNELBOOK_ROOT", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("user-cache")))
     monkeypatch.delenv("KERNELBOOK_RESULTS", raising=False)
     yield tmp_path
     buildcache.enable(False)
@@ -79,7 +80,51 @@ def test_kernelbook_cache_0_turns_it_off(tree, monkeypatch):
     monkeypatch.setenv("KERNELBOOK_CACHE", "0")
     buildcache.enable()
     assert not buildcache.enabled()
-    assert not (paths.root() / ".cache").exists()
+    calls = []
+    assert buildcache.cached("t", "k", lambda: calls.append(1) or 1) == 1
+    assert buildcache.content("t", "k", lambda: calls.append(1) or "v") == "v"
+    assert len(calls) == 2 and not buildcache.folder().exists() and not buildcache.content_folder().exists()
+
+
+def test_the_cache_lives_outside_the_working_tree(tree):
+    """A pull request can add any file to the tree (even one .gitignore lists): nothing there is ever unpickled."""
+    buildcache.enable()
+    buildcache.cached("t", "k", lambda: 1)
+    buildcache.content("t", "k", lambda: "v")
+    for d in (buildcache.folder(), buildcache.content_folder()):
+        assert d.is_dir() and not d.resolve().is_relative_to(tree.resolve())
+    assert not (tree / ".cache").exists()
+
+
+def test_a_content_verdict_is_computed_once_per_key_and_again_when_torn(tree):
+    """The schema verdicts are kept for every process: by a key that names their inputs' hashes."""
+    calls = []
+    compute = lambda: calls.append(1) or f"v{len(calls)}"  # noqa: E731
+    buildcache.enable(False)  # not a site build: still kept
+    assert buildcache.content("valid", "a", compute) == "v1" and buildcache.content("valid", "a", compute) == "v1"
+    assert buildcache.content("valid", "b", compute) == "v2"  # another key: computed
+    for p in (buildcache.content_folder() / "valid").glob("*.json"):
+        p.write_text('{"key": "a", "val')  # torn
+    assert buildcache.content("valid", "a", compute) == "v3" and buildcache.content("valid", "b", compute) == "v4"
+    for p in (buildcache.content_folder() / "valid").glob("*.json"):
+        p.write_text(json.dumps({"key": "another key", "value": None}))  # an entry of another key under its name
+    assert buildcache.content("valid", "a", compute) == "v5"
+
+
+def test_a_results_file_changed_by_one_byte_is_checked_again(tree, monkeypatch):
+    """The verdict is keyed by the file's bytes: an edit that keeps the file JSON but breaks its schema is found
+    however recently the unchanged file passed."""
+    from kernelbook import store
+
+    monkeypatch.setattr(store, "_valid", {})
+    run = sorted((tree / "results/nvidia-h200/machine.ceilings").glob("*.json"))[-1]
+    assert store.runs("machine.ceilings", "nvidia-h200")
+    rec = json.loads(run.read_text())
+    rec["data"]["matmul"]["tflops"] = "fast"
+    run.write_text(json.dumps(rec, indent=1))
+    monkeypatch.setattr(store, "_valid", {})  # a fresh process: only the disk cache remains
+    with pytest.raises(store.StoreError, match=r"\$\.data\.matmul\.tflops"):
+        store.runs("machine.ceilings", "nvidia-h200")
 
 
 def _build_machine_page(results: Path, out: Path) -> str:

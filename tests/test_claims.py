@@ -45,11 +45,18 @@ def test_every_part_of_the_article_has_rows():
     assert {r.part for r in ledger.ROWS} == set(PARTS)
 
 
+@pytest.fixture(scope="module")
+def judged():
+    """Every row judged once on the committed H200 results (ledger.judge_all reads each run once for all rows)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("KERNELBOOK_RESULTS", raising=False)
+        return {j.row.id: j for j in ledger.judge_all("nvidia-h200")}
+
+
 @pytest.mark.parametrize("row", ledger.ROWS, ids=lambda r: r.id)
-def test_each_row_is_judged_on_the_stored_results(row, monkeypatch):
+def test_each_row_is_judged_on_the_stored_results(row, judged):
     """On the committed H200 results each row gets a verdict its kind can give, with a figure and the article's."""
-    monkeypatch.delenv("KERNELBOOK_RESULTS", raising=False)
-    j = ledger.judge(row, "nvidia-h200")
+    j = judged[row.id]
     allowed = VERDICTS_OF[row.kind] | ({V.NOT_APPLICABLE} if row.applies else set())
     allowed |= {V.VARIES} if row.kind in ("figure", "relation", "exact") else set()  # runs that disagree
     assert j.verdict in allowed, f"{row.id}: {j.verdict}"

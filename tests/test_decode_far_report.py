@@ -8,7 +8,7 @@ import statistics
 from pathlib import Path
 
 import pytest
-from conftest import run_file
+from conftest import ROOT, run_file
 
 from kernelbook.chapters.decode_far import anchors
 from kernelbook.chapters.decode_far import report as far_report
@@ -19,6 +19,25 @@ FIXTURE = run_file(Path(__file__).parent / "fixtures" / "results", "decode_far.l
 @pytest.fixture(scope="module")
 def data():
     return json.loads(FIXTURE.read_text())["data"]
+
+
+def test_the_fixture_follows_the_stored_ladder(data):
+    """Issue 45: the synthetic fixture has the rungs and the keys of the newest stored run, every rung in every
+    per-step table, and its diagnostics taken on the same cost step."""
+    stored = json.loads(run_file(ROOT / "results", "decode_far.ladder").read_text())["data"]
+    assert data["steps"] == stored["steps"] and data["names"] == stored["names"] and len(data["steps"]) == 12
+    assert data["advances"] == stored["advances"] and set(data) == set(stored)
+    for key in ("labels", "setup", "profiles", "kernel_mix", "teacher_forced", "free_running", "in_step", "tuning",
+                "configs"):
+        assert set(data[key]) == set(stored[key]), key
+    for r in [*data["rounds"], data["after_profiler"]]:
+        assert set(r["variants"]) == set(r["order"]) == set(stored["names"])
+    assert set(data["quiet"]["figures"]) == set(stored["quiet"]["figures"])
+    costs = {data[k]["step"] for k in ("launch_costs", "no_wait", "layer_fit", "timeline")}
+    assert costs == {stored["launch_costs"]["step"]} and set(data["launch_costs"]["calls"]) == set(
+        stored["launch_costs"]["calls"])
+    assert data["ring_check"] and data["down_check"]
+    assert json.loads(FIXTURE.read_text())["provenance"]["fixture"] is True  # marked: test data, never a result
 
 
 def test_summary_is_the_median_over_rounds(data):
@@ -119,22 +138,26 @@ def test_in_step_rows_follow_the_retuning(data):
 
 
 def test_launch_cost_rows_put_each_call_against_its_bytes_at_copy_speed(data):
+    """The fixture's cost step is down_ring: its SwiGLU and down calls are the two rings."""
     rows = far_report.launch_cost_rows(data)
     lc, gbps = data["launch_costs"], data["copy"]["gbps"]
-    assert [r["call"] for r in rows] == list(lc["calls"])
+    assert [r["call"] for r in rows] == list(lc["calls"]) == ["qkv_rope", "attention", "o", "swiglu_ring",
+                                                              "down_ring", "lm_head"]
     by = {r["call"]: r for r in rows}
-    assert by["swiglu"]["copy_us"] == pytest.approx(by["swiglu"]["bytes"] / (gbps * 1e3))
-    assert by["swiglu"]["share"] == pytest.approx(by["swiglu"]["copy_us"] / 15.5)
+    assert by["swiglu_ring"]["copy_us"] == pytest.approx(by["swiglu_ring"]["bytes"] / (gbps * 1e3))
+    assert by["swiglu_ring"]["share"] == pytest.approx(by["swiglu_ring"]["copy_us"] / 12.8)
+    assert by["swiglu_ring"]["share"] > 1  # the ring's call costs less than its weights take at the copy bandwidth
     assert by["attention"]["share"] is None and by["attention"]["bytes"] == 0  # reads keys and values, no weights
-    assert by["lm_head"]["per"] == "step" and by["lm_head"]["total_us"] == pytest.approx(110.0)
-    assert by["down"]["total_us"] == pytest.approx(7.5 * 28)
+    assert by["lm_head"]["per"] == "step" and by["lm_head"]["total_us"] == pytest.approx(105.0)
+    assert by["down_ring"]["total_us"] == pytest.approx(7.0 * 28)
     assert far_report.launch_cost_rows({"copy": data["copy"]}) == []
 
 
 def test_layer_fit_draws_the_line_through_the_medians(data):
-    """The fixture's counts lie on 112 + 41 n µs, each round within 1 µs of it."""
+    """The fixture's counts lie on 108 + 39.5 n µs, each round within 1 µs of it."""
     fit = far_report.layer_fit(data)
-    assert fit["per_layer_us"] == pytest.approx(41.0) and fit["once_us"] == pytest.approx(112.0)
+    assert fit["step"] == "down_ring"
+    assert fit["per_layer_us"] == pytest.approx(39.5) and fit["once_us"] == pytest.approx(108.0)
     assert [r["layers"] for r in fit["rows"]] == [0, 1, 7, 14, 21, 28] and fit["layers"] == 28
     assert all(r["us"] == pytest.approx(r["line_us"]) and r["spread_us"] == 1.0 for r in fit["rows"])
     assert fit["once_bytes"] == data["weight_bytes"] - 28 * data["layer_fit"]["layer_bytes"]
@@ -142,7 +165,7 @@ def test_layer_fit_draws_the_line_through_the_medians(data):
     assert fit["once_low_us"] < fit["once_us"] < fit["once_high_us"] < fit["once_us"] + 1.0  # the rounds are 1 µs apart
     assert far_report.layer_fit(data) == fit  # the resampling is seeded: every build reads the same interval
     d = copy.deepcopy(data)
-    d["layer_fit"]["us"][0] = [120.0, 140.0, 130.0]  # no layer: 18 µs over the old line, median 130
+    d["layer_fit"]["us"][0] = [120.0, 140.0, 130.0]  # no layer: 22 µs over the old line, median 130
     fit = far_report.layer_fit(d)
     assert fit["rows"][0]["spread_us"] == 10.0 and fit["rows"][0]["us"] == 130.0
     assert fit["off_line_us"] == pytest.approx(max(abs(r["us"] - r["line_us"]) for r in fit["rows"]))
@@ -179,28 +202,31 @@ def test_a_layer_count_twice_breaks_the_schema():
 
 
 def test_the_kernels_shown_and_the_step_set_beside_them(data):
-    """The last step (greedy) and the one before it (pdl) both overlap their kernels; the step set beside them is
-    the last without PDL, which is also the last whose time splits into kernels, idle time and the round trip."""
-    assert far_report.kernels_shown(data) == ("greedy", "matvec_fusions")
+    """The last step (attention_o) and the rungs before it back to pdl overlap their kernels; the step set beside
+    them is the last without PDL, which is also the last whose time splits into kernels, idle time and the round
+    trip."""
+    assert far_report.kernels_shown(data) == ("attention_o", "matvec_fusions")
     assert far_report.last_plain(data) == "matvec_fusions"
     d = copy.deepcopy(data)
-    d["profiles"]["greedy"]["busy_us"] = 100.0  # no overlap: the step just before is set beside it
-    assert far_report.kernels_shown(d) == ("greedy", "pdl")
+    d["profiles"]["attention_o"]["busy_us"] = 100.0  # no overlap: the step just before is set beside it
+    assert far_report.kernels_shown(d) == ("attention_o", "down_ring")
     assert far_report.kernels_shown({**data, "kernel_mix": {}}) == (None, None)
     assert far_report.cublas_projection_launches(data, "fused_kernels") == 84  # three nvjet kernels of 28 listed
 
 
 def test_timeline_rows_step_from_end_to_end(data):
+    """One layer of the cost step (down_ring): ends 6.0, 15.5, 20.5, 33.0 and 39.0 µs in, a layer every 39.0 µs."""
     t = far_report.timeline_rows(data)
     rows, x = t["rows"], data["timeline"]
-    assert [r["launch"] for r in rows] == x["launches"] and t["period_us"] == pytest.approx(30.6)
+    assert [r["launch"] for r in rows] == x["launches"] == ["qkv_rope", "attention", "o", "swiglu_ring", "down_ring"]
+    assert t["step"] == data["launch_costs"]["step"] == "down_ring" and t["period_us"] == pytest.approx(39.0)
     assert sum(r["after_us"] for r in rows) == pytest.approx(t["period_us"])  # the ends step through one period
-    assert rows[0]["after_us"] == pytest.approx(10.2 - (38.0 - 30.6))  # after the layer before's last end
-    assert rows[1]["after_us"] == pytest.approx(13.9 - 10.2) and rows[0]["spread_us"] == pytest.approx(0.2)
-    assert rows[2]["start_us"] == pytest.approx(9.0)  # the median over the replays
+    assert rows[0]["after_us"] == pytest.approx(6.0 - (39.0 - 39.0))  # after the layer before's last end
+    assert rows[1]["after_us"] == pytest.approx(15.5 - 6.0) and rows[0]["spread_us"] == pytest.approx(0.2)
+    assert rows[2]["start_us"] == pytest.approx(5.5)  # the median over the replays
     lc, gbps = data["launch_costs"]["calls"], data["copy"]["gbps"]
     swiglu = rows[3]
-    assert swiglu["bytes"] == lc["swiglu"]["weight_bytes"]
+    assert swiglu["bytes"] == lc["swiglu_ring"]["weight_bytes"]
     assert swiglu["copy_us"] == pytest.approx(swiglu["bytes"] / (gbps * 1e3))
     assert swiglu["over_us"] == pytest.approx(swiglu["after_us"] - swiglu["copy_us"])
     assert rows[1]["bytes"] == 0 and rows[1]["over_us"] == pytest.approx(rows[1]["after_us"])  # attention reads none

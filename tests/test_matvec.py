@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 import torch
 
+from tests.conftest import covering
+
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 DTYPES = [torch.float32] + ([torch.bfloat16] if DEVICE == "cuda" else [])
 # a block size that does not divide N, a K that is not a power of two, and K smaller than one block
@@ -26,8 +28,7 @@ def _rand(*shape, dtype, gen, std=1.0):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize("config", CONFIGS, ids=str)
-@pytest.mark.parametrize("flags", ["plain", "bias", "norm", "residual", "norm+bias"])
+@pytest.mark.parametrize("flags, config", covering(["plain", "bias", "norm", "residual", "norm+bias"], CONFIGS))
 def test_matvec(flags, config, dtype, kernel):
     mv = kernel("matvec")
     gen = torch.Generator().manual_seed(len(flags) * 100 + config[0])
@@ -60,8 +61,7 @@ def test_swiglu_pair(config, dtype, kernel):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize("config", [(4, 32, 4), (8, 128, 4), (2, 512, 2)], ids=str)
-@pytest.mark.parametrize("pos", [0, 5, 15])
+@pytest.mark.parametrize("pos, config", covering([0, 5, 15], [(4, 32, 4), (8, 128, 4), (2, 512, 2)]))
 def test_qkv_rope_writes_q_and_the_cache_slot(pos, config, dtype, kernel):
     mp = kernel("matvec_pair")
     gen = torch.Generator().manual_seed(pos)
@@ -117,8 +117,7 @@ def test_qkv_rope_rejects_a_block_that_straddles_heads(kernel):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize("config", [(32, 1, 4), (16, 4, 4), (8, 32, 2)], ids=str)
-@pytest.mark.parametrize("pos", [0, 3, 63, 64, 100])
+@pytest.mark.parametrize("pos, config", covering([0, 3, 63, 64, 100], [(32, 1, 4), (16, 4, 4), (8, 32, 2)]))
 def test_decode_attention_reads_only_filled_slots(pos, config, dtype, kernel):
     da = kernel("decode_attention")
     gen = torch.Generator().manual_seed(pos + 1)

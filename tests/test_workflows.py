@@ -300,6 +300,7 @@ def published(tmp_path):
     return results, commit
 
 
+@pytest.mark.slow  # the check step as written: `kernelbook check` and a pytest run, each in a fresh process
 def test_the_publish_job_merges_and_checks_a_measure_job_s_artifact(published):
     """The measure job's artifact merged into today's committed results (29 runs of older code among them, which
     today's schemas refuse), then the check step as written: `check --machine nvidia-h200 --commit <this commit>`

@@ -1,9 +1,8 @@
 import re
 
-from kernelbook import across, macros, page, store
+from kernelbook import macros, page, store
 from kernelbook.chapters.claims import ledger
 from kernelbook.chapters.claims.verdicts import VARIES, describe
-from kernelbook.chapters.machine.facts import bandwidth
 
 machines = ledger.measured_machines()
 records = ledger.published()
@@ -29,19 +28,6 @@ def test_of(row):
     return breakable(describe(row, records))
 
 
-def norm_ratio(m):  # eager add + RMSNorm's time over its bytes at the copy bandwidth, from the medians shown
-    mb = macros.raw_facts("memory_bound", m)
-    return f"{page.num(mb.norm_measured_ms / mb.norm_predicted_ms, 3)}×"
-
-
-def decode(m):  # the decode chapter's medians, for the ratios and differences computed from them
-    return macros.raw_facts("decode", m)
-
-
-def read_gbps(m):  # the machine page's read-only bandwidth: the median across its runs, as its table shows it
-    return page.num(across.of([bandwidth(d, "read") for d in across.datas("machine.ceilings", m)]).median, 0)
-
-
 # Rows whose figure a chapter shows too: the cell prints the chapter's facts (the median over the runs, with the
 # same hover text as on that chapter's page), so the ledger and the chapter read alike. The verdict stays the
 # ledger's, decided run by run.
@@ -49,11 +35,17 @@ SHOWN = {
     "part4-idle": lambda f, m: f("decode", "dyn_idle_share"),
     "ridge": lambda f, m: f"{f('machine', 'ridge_over_swiglu')}× (ridge {f('machine', 'ridge')} over copy; "
                           f"SwiGLU {f('machine', 'swiglu_flop_per_byte')})",
-    "laptop-roofline": lambda f, m: f"{f('machine', 'matmul_tflops')} TFLOPS, {read_gbps(m)} GB/s read",
+    "laptop-roofline": lambda f, m: f"{f('machine', 'matmul_tflops')} TFLOPS, {f('machine', 'read_gbps')} GB/s read",
     "laptop-copy": lambda f, m: f"{f('machine', 'copy_gbps')} GB/s copy",
-    "copy-below-read": lambda f, m: f"{f('machine', 'copy_gbps')} vs {read_gbps(m)} GB/s",
+    "copy-below-read": lambda f, m: f"{f('machine', 'copy_gbps')} vs {f('machine', 'read_gbps')} GB/s",
     "bytes-predict-time": lambda f, m: f"{f('memory_bound', 'norm_measured_ms')} ms for "
-                                       f"{f('memory_bound', 'norm_predicted_ms')} ({norm_ratio(m)})",
+                                       f"{f('memory_bound', 'norm_predicted_ms')} "
+                                       f"({f('memory_bound', 'norm_over_predicted')})",
+    "bytes-predict-swiglu": lambda f, m: f"{f('memory_bound', 'swiglu_measured_ms')} ms for "
+                                         f"{f('memory_bound', 'swiglu_predicted_ms')} "
+                                         f"({f('memory_bound', 'swiglu_over_predicted')})",
+    "saved-1": lambda f, m: f"{f('torch_compile', 'one_saved_us')} µs",
+    "saved-2048": lambda f, m: f("torch_compile", "big_saved_share"),
     "speedup": lambda f, m: f("fusing_by_hand", "norm_speedup"),
     "launch-cost": lambda f, m: f"{f('machine', 'host_us')} µs",
     "launch": lambda f, m: f("machine", "launch_speedup"),
@@ -73,9 +65,9 @@ SHOWN = {
     "ma-compile": lambda f, m: f"{f('decode', 'compile_s_ma')} s",
     "default-host": lambda f, m: f"{f('decode', 'cd_host_ms')} ms",
     "default-step": lambda f, m: f"{f('decode', 'cd_ms')} ms",
-    "ma-beats-ro": lambda f, m: f"{page.num(decode(m).ro_ms - decode(m).ma_ms, 2)} ms ({f('decode', 'ma_ms')} vs "
-                                f"{f('decode', 'ro_ms')} ms)",
-    "graphs-and-fusion": lambda f, m: f"{page.num(decode(m).dyn_ms / decode(m).ma_ms, 2)}× ({f('decode', 'dyn_ms')} → "
+    "ma-beats-ro": lambda f, m: f"{f('decode', 'ma_ms')} vs {f('decode', 'ro_ms')} ms "
+                                f"({f('decode', 'ma_ro_diff_ms')} ms apart)",
+    "graphs-and-fusion": lambda f, m: f"{f('decode', 'ma_speedup')} ({f('decode', 'dyn_ms')} → "
                                       f"{f('decode', 'ma_ms')} ms, max-autotune)",
     "gain-is-fusion": lambda f, m: f"{f('decode', 'ro_graph_diff_ms')} of {f('decode', 'fusion_cut_busy_ms')} ms",
     "floor-eager": lambda f, m: f("decode", "dyn_floor_share"),

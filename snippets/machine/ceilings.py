@@ -27,8 +27,10 @@ print(page.table(
     [
         [LABELS["copy"], page.fact("machine", "copy_gbps") + across.runs_note(copy, 0), spread(copy), samples["copy"],
          page.num(f.laptop_copy_gbps, 0)],
-        [LABELS["read"], across.value(read, 0), spread(read), samples["read"], "—"],
-        [LABELS["write"], across.value(write, 0), spread(write), samples["write"], "—"],
+        [LABELS["read"], page.fact("machine", "read_gbps") + across.runs_note(read, 0), spread(read), samples["read"],
+         "—"],
+        [LABELS["write"], page.fact("machine", "write_gbps") + across.runs_note(write, 0), spread(write),
+         samples["write"], "—"],
         [LABELS["matmul"].format(n=page.fact("machine", "matmul_n")),
          page.fact("machine", "matmul_tflops"), spread(mm), page.fact("machine", "matmul_samples"),
          page.num(f.laptop_tflops, 1)],

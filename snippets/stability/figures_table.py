@@ -1,10 +1,15 @@
-from kernelbook import page
-from kernelbook.chapters.stability.facts import facts
+from kernelbook import macros, page
+from kernelbook.chapters.stability.facts import FIRM, SHOWN_AS, facts
 
 f = facts()
 
 
-def value(x, unit, digits):
+def value(x, unit, digits, key):
+    if key in SHOWN_AS:  # the figure as its own page shows it: that chapter's fact, the same quantity
+        shown = getattr(macros.raw_facts(SHOWN_AS[key][0]), SHOWN_AS[key][1])
+        if abs(x / shown - 1) > FIRM:
+            raise ValueError(f"{key}: {x} here but {shown} as {'.'.join(SHOWN_AS[key])}: not the same quantity")
+        return page.fact(*SHOWN_AS[key]) + ("" if unit in ("%", "×") else f" {unit}")
     if unit == "%":
         return page.pct(x, 1)
     return f"{page.num(x, digits)}×" if unit == "×" else page.num(x, digits, unit)
@@ -31,7 +36,7 @@ def link(fig):
 
 heads = ["headline figure", "today", "within-run spread", "current-code runs", "run-to-run range", "earlier-code runs",
          "earlier code against today", "firmness"]
-rows = [[link(x), value(x.median, x.unit, x.digits),
+rows = [[link(x), value(x.median, x.unit, x.digits, x.key),
          "not stored" if x.within is None else page.pct(x.within, 1), x.current_runs,
          "awaits a second run" if x.current_range is None else page.pct(x.current_range, 1),
          x.earlier_runs, earlier(x), f"**{x.firmness}**" if x.firmness in ("noisy", "unsettled") else x.firmness]

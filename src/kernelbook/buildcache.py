@@ -1,8 +1,9 @@
 """A writer's loop: what a build computes from stored results and code alone, kept on disk between builds.
 
 Two things cost most of a build and change only when the results or the code do: each chapter's facts under the one
-rule (kernelbook.factbook) and the output of each executed snippet (markdown-exec). Both are kept under
-`.cache/kernelbook/`, keyed by one digest of everything they can read:
+rule (kernelbook.factbook) and the output of each executed snippet (markdown-exec). Both are kept in the user's
+cache folder (`~/.cache/kernelbook/<checkout>/`, or under $XDG_CACHE_HOME; never inside the working tree, where a
+pull request could plant an entry), keyed by one digest of everything they can read:
 
     every file under src/kernelbook/ and snippets/, pyproject.toml, mkdocs.yml, every file of each results folder
     the KERNELBOOK_* settings, and the versions of Python and of the packages that render (torch, matplotlib, ...)
@@ -11,11 +12,15 @@ so a changed result, a changed line of code or another machine makes a new key a
 of a page's prose changes none of them, so the page re-renders from the cache. The cache is used by site builds
 only (hooks.py turns it on), never by the tests or the CLI. KERNELBOOK_CACHE=0 turns it off; deleting the folder is
 always safe.
+
+One more kind is kept for every process, tests and CLI included: a result file's schema verdict (`content`), keyed
+by the hash of the file's bytes and of the schema versions and the code that decide it, so it cannot go stale.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pickle
 import re
@@ -34,8 +39,18 @@ _on = False
 _digest: str | None = None
 
 
+def _base() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kernelbook"
+
+
 def folder() -> Path:
-    return paths.root() / ".cache" / "kernelbook"
+    """This checkout's cache: in the user's cache folder, outside the working tree, one folder per checkout."""
+    return _base() / hashlib.sha256(str(paths.root().resolve()).encode()).hexdigest()[:16]
+
+
+def content_folder() -> Path:
+    """The verdicts keyed by the hashes of their inputs: one folder for every checkout."""
+    return _base() / "content"
 
 
 _config: Path | None = None  # the build's config file, when it is not mkdocs.yml
@@ -105,14 +120,36 @@ def cached(kind: str, key: str, compute: Callable[[], T], keep: Callable[[T], bo
     return value
 
 
-def prune(keep: int = 400) -> None:
-    """Keep the newest `keep` entries of each kind."""
-    for d in folder().glob("*"):
-        entries = sorted(d.glob("*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for p in entries[keep:]:
+def content(kind: str, key: str, compute: Callable[[], str | None]) -> str | None:
+    """compute(), kept as JSON under a key that names everything the value depends on (the hashes of its inputs), so
+    it is used by every process, tests and CLI too; KERNELBOOK_CACHE=0 turns it off."""
+    if os.environ.get("KERNELBOOK_CACHE", "1") == "0":
+        return compute()
+    path = content_folder() / kind / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+    try:
+        got = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(got, dict) and got.get("key") == key and (got["value"] is None or isinstance(got["value"], str)):
+            return got["value"]
+    except (OSError, ValueError, KeyError):  # absent, torn or foreign: computed again
+        pass
+    value = compute()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"key": key, "value": value}), encoding="utf-8")
+        tmp.replace(path)
+    except OSError:  # a read-only home: nothing kept
+        pass
+    return value
+
+
+def prune(keep: int = 400, keep_content: int = 5000) -> None:
+    """Keep the newest `keep` entries of each kind, and the newest `keep_content` content verdicts."""
+    for d, pattern, n in [*((d, "*.pickle", keep) for d in folder().glob("*")),
+                          *((d, "*.json", keep_content) for d in content_folder().glob("*"))]:
+        entries = sorted(d.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True)
+        for p in entries[n:]:
             p.unlink(missing_ok=True)
-
-
 
 
 def cached_exec(fmt: Callable[..., str]) -> Callable[..., str]:

@@ -12,6 +12,7 @@ warning for the stale ones goes in front of its content.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from pathlib import Path
@@ -23,10 +24,14 @@ from mkdocs.plugins import event_priority
 from kernelbook import buildcache, macros, paths, store
 from kernelbook import page as kb_page
 
+_held = contextlib.ExitStack()  # a build reads each result file once (store.held), from its start to its end
+
 
 @event_priority(100)  # before the macros plugin, which reads the primary machine
 def on_config(config: Any, **kwargs: Any) -> Any:
     buildcache.enable(config=config.config_file_path)  # facts and block outputs kept between builds (buildcache)
+    _held.close()  # a serve rebuild, or a build that stopped half-way: read everything afresh
+    _held.enter_context(store.held())
     try:
         kb_page.check_build()
     except (paths.BadSetting, kb_page.MeasureError, store.StoreError, FileNotFoundError) as e:
@@ -97,3 +102,4 @@ def on_post_build(config: Any, **kwargs: Any) -> None:
         site.mkdir(parents=True, exist_ok=True)
         (site / nb.name).write_bytes(nb.read_bytes())
     buildcache.prune()
+    _held.close()

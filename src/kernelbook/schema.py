@@ -159,6 +159,16 @@ def problem(rec: dict, name: str, stamp: dict | None = None) -> str | None:
     return _first(_validator(path, part), rec.get("data"), ("data",), path)
 
 
+@cache
+def checker() -> str:
+    """What decides a verdict besides the record and its schema versions: this module's code, the record schema and
+    jsonschema's version (a verdict kept on disk is keyed by it, kernelbook.buildcache.content)."""
+    from importlib import metadata
+
+    return "|".join((hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16], digest(_load(RECORD)),
+                     metadata.version("jsonschema")))
+
+
 def names() -> list[str]:
     """The experiments that have a schema file."""
     return sorted(p.stem for p in SCHEMAS.glob("*.json") if p not in (RECORD, COMMON) and p.name != HISTORY_FILE)

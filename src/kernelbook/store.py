@@ -104,6 +104,7 @@ class Result:
     status: str = FRESH
     changed: list[str] = field(default_factory=list)  # sources that changed since the measurement
     record: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # the file as read
+    digest: str = field(default="", repr=False, compare=False)  # sha256 of the file's bytes as read
 
     @property
     def stale(self) -> bool:
@@ -265,7 +266,8 @@ def read_plain(path: Path) -> bytes:
         return f.read(MAX_BYTES + 1)
 
 
-def _read(path: Path) -> dict:
+def _read(path: Path) -> tuple[dict, str]:
+    """The record in a result file, checked for the fields every record has, and the hash of its bytes."""
     try:
         raw = read_plain(path)
         if not raw.strip():
@@ -289,11 +291,11 @@ def _read(path: Path) -> dict:
         raise StoreError(f"{paths.display(path)}: kind {rec['kind']!r} is neither 'measured' nor 'published'")
     if not isinstance(rec.get("provenance", {}), dict):
         raise StoreError(f"{paths.display(path)}: provenance is not an object")
-    return rec
+    return rec, hashlib.sha256(raw).hexdigest()
 
 
 def _result(exp: Experiment, machine: str, path: Path) -> Result:
-    rec = _read(path)
+    rec, digest = _read(path)
     named = rec.get("experiment")
     if named not in (exp.name, *exp.previous):
         raise StoreError(f"{paths.display(path)}: holds experiment {named!r}, not {exp.name!r}")
@@ -303,7 +305,8 @@ def _result(exp: Experiment, machine: str, path: Path) -> Result:
     if (path.name == PUBLISHED_FILE) != (rec["kind"] == "published"):
         raise StoreError(f"{paths.display(path)}: kind {rec['kind']!r} in a file named {path.name}; published "
                          f"figures go in {PUBLISHED_FILE}, measured runs in <UTC start>.json")
-    res = Result(exp.name, machine, rec["kind"], rec["data"], rec.get("provenance", {}), path, record=rec)
+    res = Result(exp.name, machine, rec["kind"], rec["data"], rec.get("provenance", {}), path, record=rec,
+                 digest=digest)
     if res.published:
         res.status = PUBLISHED
         return res
@@ -356,7 +359,7 @@ def _check_start(path: Path, value: Any) -> None:
                          f"starts: restore it from git or remove it")
 
 
-_valid: dict[tuple, str | None] = {}
+_valid: dict[str, str | None] = {}
 
 
 def check_schema(res: Result) -> Result:
@@ -365,17 +368,19 @@ def check_schema(res: Result) -> Result:
     from kernelbook import schema
 
     stamp = _stored_under(res)  # None: today's schema
-    st = res.path.lstat()
-    key = (str(res.path), st.st_mtime_ns, st.st_size, res.experiment, str(schema.SCHEMAS),
-           tuple(sorted(stamp.items())) if stamp else None)
-    if key not in _valid:
-        from kernelbook import buildcache
+    try:
+        # the verdict depends on the file's bytes (their hash), the schema versions and the checker alone, whichever
+        # folder or copy holds them: a fixture copied for each test, a results folder cloned afresh or read again
+        # by another process is checked once (kernelbook.buildcache.content keeps it)
+        versions = stamp or schema.current_stamp(res.experiment)
+        key = repr((res.digest or hashlib.sha256(json.dumps(res.record, sort_keys=True).encode()).hexdigest(),
+                    res.experiment, tuple(sorted(versions.items())), stamp is None, schema.checker()))
+        if key not in _valid:
+            from kernelbook import buildcache
 
-        try:  # a site build keeps the verdict between builds while no result or schema changed (buildcache)
-            _valid[key] = buildcache.cached("valid", repr(key),
-                                            lambda: schema.problem(res.record, res.experiment, stamp))
-        except schema.SchemaFileError as e:
-            raise StoreError(f"{paths.display(res.path)}: cannot be checked: {e}") from e
+            _valid[key] = buildcache.content("valid", key, lambda: schema.problem(res.record, res.experiment, stamp))
+    except schema.SchemaFileError as e:
+        raise StoreError(f"{paths.display(res.path)}: cannot be checked: {e}") from e
     if _valid[key]:
         fix = "re-measure or restore it from git" if res.status != STALE else (
             "restore it from git, or remove it: a run of older code is history (re-measuring adds a new run beside "

@@ -225,6 +225,7 @@ class Facts:
     ma_ms: float  # max-autotune's step
     ma_vs_ro: Versus
     ma_ro_diff_ms: float
+    ma_speedup: float  # eager default cache over max-autotune: graphs and fusion together
     ma_faster_rounds: int
     ma_as_laptop: bool  # faster than reduce-overhead, as on the laptop
     laptop_ma_gain_ms: float
@@ -502,6 +503,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         laptop_ro_ms=lap["compile_reduce_overhead"]["step_ms"],
         laptop_ro_gain_ms=laptop_six["ro_gain_over_graph_ms"], laptop_fusion_saved_ms=laptop_six["fusion_saved_gpu_ms"],
         ma_ms=s["compile_max_autotune"]["step_ms"], ma_vs_ro=mv, ma_ro_diff_ms=mdiff, ma_faster_rounds=m_faster,
+        ma_speedup=steps["dyn_ms"] / s["compile_max_autotune"]["step_ms"],
         ma_as_laptop=mv == "faster",
         laptop_ma_gain_ms=laptop_six["ma_gain_over_ro_ms"],
         compile_s_default=d["setup"]["compile_default"]["compile_s"],
@@ -575,6 +577,7 @@ FORMATS = {
     **dict.fromkeys(("launch_over_floor", "best_busy_over_floor", "noisiest_pct", "warm_low_s", "warm_high_s"),
                     "num:1"),
     **dict.fromkeys(("best_speedup", "graph_speedup", "step_ratio"), "times:1"),
+    "ma_speedup": "times:2",
     **dict.fromkeys(("launch_step_share", "best_floor_share", "laptop_best_floor_share", "dyn_floor_share",
                      "laptop_dyn_floor_share", "trap_rel_err", "trap_top1", "after_worst_share", "graph_idle_share",
                      "static_idle_share", "dyn_idle_share", "cd_idle_share", "laptop_cd_idle_share"), "pct:0"),
@@ -598,7 +601,7 @@ def derive(f: Facts) -> dict[str, Any]:
         "graph_idle_share": max(0.0, 1 - f.graph_busy_ms / f.graph_ms),
         "graph_idle_ms": max(0.0, f.graph_ms - f.graph_busy_ms), "cd_idle_share": max(0.0, 1 - f.cd_busy_ms / f.cd_ms),
         "static_dyn_diff_ms": abs(f.static_ms - f.dyn_ms), "ro_graph_diff_ms": abs(f.graph_ms - f.ro_ms),
-        "ma_ro_diff_ms": abs(f.ma_ms - f.ro_ms)}
+        "ma_ro_diff_ms": abs(f.ma_ms - f.ro_ms), "ma_speedup": f.dyn_ms / f.ma_ms}
     if f.after_worst_before_us is not None and f.after_worst_host_us is not None:
         added = f.after_worst_host_us - f.after_worst_before_us  # the after-profiler table's two medians
         out.update(after_worst_added_us=added, after_worst_share=added / f.after_worst_before_us)
@@ -624,7 +627,8 @@ DERIVED_FROM = {
     "graph_idle_share": ("graph_busy_ms", "graph_ms"),
     "graph_idle_ms": ("graph_ms", "graph_busy_ms"), "cd_idle_share": ("cd_busy_ms", "cd_ms"),
     "static_dyn_diff_ms": ("static_ms", "dyn_ms"), "ro_graph_diff_ms": ("graph_ms", "ro_ms"),
-    "ma_ro_diff_ms": ("ma_ms", "ro_ms"), "after_worst_added_us": ("after_worst_host_us", "after_worst_before_us"),
+    "ma_ro_diff_ms": ("ma_ms", "ro_ms"), "ma_speedup": ("dyn_ms", "ma_ms"),
+    "after_worst_added_us": ("after_worst_host_us", "after_worst_before_us"),
     "after_worst_share": ("after_worst_added_us", "after_worst_before_us"),
 }
 

@@ -7,6 +7,7 @@ Pure Python on the stored JSON (no torch), so the page builds on a machine witho
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import statistics
@@ -168,6 +169,18 @@ def launch_cost_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+@functools.lru_cache(maxsize=64)
+def _once_interval(ns: tuple[int, ...], us: tuple[tuple[float, ...], ...]) -> tuple[float, float]:
+    """The bootstrap interval of the line's once-a-step time at FIT_CONFIDENCE: the rounds of every count resampled,
+    the line fitted again (seeded: a page reads the same on every build; kept per timings, as a chapter's facts are
+    computed again for every run)."""
+    rng = random.Random(0)
+    onces = sorted(statistics.linear_regression(ns, [statistics.median(rng.choices(v, k=len(v))) for v in us])[1]
+                   for _ in range(FIT_RESAMPLES))
+    tail = int((1 - FIT_CONFIDENCE) / 2 * FIT_RESAMPLES)
+    return onces[tail], onces[-1 - tail]
+
+
 def layer_fit(data: dict[str, Any]) -> dict[str, Any] | None:
     """The line through layer_fit's times, t(n) = once + n per_layer (least squares over the medians of the rounds),
     its rows (layers, median µs, spread: half the range of the rounds, the line's µs there) and the largest distance
@@ -182,16 +195,13 @@ def layer_fit(data: dict[str, Any]) -> dict[str, Any] | None:
                          "timings; the result is corrupt")
     ns, meds = x["layers"], [statistics.median(v) for v in x["us"]]
     per_layer, once = statistics.linear_regression(ns, meds)
-    rng = random.Random(0)  # seeded: a page reads the same on every build
-    onces = sorted(statistics.linear_regression(ns, [statistics.median(rng.choices(v, k=len(v))) for v in x["us"]])[1]
-                   for _ in range(FIT_RESAMPLES))
-    tail = int((1 - FIT_CONFIDENCE) / 2 * FIT_RESAMPLES)
+    once_low, once_high = _once_interval(tuple(ns), tuple(tuple(v) for v in x["us"]))
     rows = [{"layers": n, "us": m, "spread_us": half_range(v), "line_us": once + per_layer * n}
             for n, m, v in zip(ns, meds, x["us"], strict=True)]
     copy = data["copy"]["gbps"] * 1e3  # bytes per µs
     once_bytes = data["weight_bytes"] - max(ns) * x["layer_bytes"]
     return {"step": x["step"], "rows": rows, "per_layer_us": per_layer, "once_us": once, "layers": max(ns),
-            "once_low_us": onces[tail], "once_high_us": onces[-1 - tail],
+            "once_low_us": once_low, "once_high_us": once_high,
             "off_line_us": max(abs(r["us"] - r["line_us"]) for r in rows),
             "layer_bytes": x["layer_bytes"], "layer_copy_us": x["layer_bytes"] / copy,
             "once_bytes": once_bytes, "once_copy_us": once_bytes / copy}

@@ -59,6 +59,14 @@ class Facts:
     copy_gbps_low: float  # ... the lowest and highest run
     copy_gbps_high: float
     copy_gbps_runs_vary: bool  # ... further apart than the widest run's own spread
+    read_gbps: float  # the read-only pass, the median across runs (the roofline's other yardstick)
+    read_gbps_low: float
+    read_gbps_high: float
+    read_gbps_runs_vary: bool
+    write_gbps: float  # the write-only pass, likewise
+    write_gbps_low: float
+    write_gbps_high: float
+    write_gbps_runs_vary: bool
     copy_tbps: float
     copy_tbps_low: float
     copy_tbps_high: float
@@ -188,6 +196,8 @@ def _headline(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     copy = across.of([bandwidth(d) for d in runs])
     host = across.of([host_enqueue(d) for d in runs])
     return {"ceilings_runs": len(runs), **across.fields("copy_gbps", copy),
+            **across.fields("read_gbps", across.of([bandwidth(d, "read") for d in runs])),
+            **across.fields("write_gbps", across.of([bandwidth(d, "write") for d in runs])),
             "copy_tbps": copy.median / 1e3, "copy_tbps_low": copy.low / 1e3, "copy_tbps_high": copy.high / 1e3,
             **across.fields("matmul_tflops", across.of([matmul_rate(d) for d in runs])),
             **across.fields("eager_us", across.of([eager_launch(d) for d in runs])),
@@ -253,6 +263,7 @@ def facts(machine: str | None = None) -> Facts:
 FORMATS = {  # how each figure reads on every page (kernelbook.macros); other pages read the machine's quantities
     # as `facts("machine").<field>`, so these names and texts stay put
     "copy_gbps": "num:0", "copy_gbps_low": "num:0", "copy_gbps_high": "num:0",
+    **{f"{k}_gbps{e}": "num:0" for k in ("read", "write") for e in ("", "_low", "_high")},
     "copy_tbps": "num:2", "copy_tbps_low": "num:2", "copy_tbps_high": "num:2",
     "matmul_tflops": "num:0", "matmul_tflops_low": "num:0", "matmul_tflops_high": "num:0",
     "ridge": "num:0",

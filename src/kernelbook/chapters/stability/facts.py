@@ -4,10 +4,9 @@ ones that moved (the host under eager launches and the decode step's slow rounds
 
 Runs of the current code (page.fresh_runs) decide a figure's firmness. A figure is read as its chapter reads it
 (the machine and fusing_by_hand facts' readers, kernelbook.across's arithmetic), and "today's" figure is the one its
-page shows: the median across the current code's runs where the page reads them together (across.py), else the
-newest run's. Runs of earlier code (the stale runs in
-the same folder: the same measurement before files moved, under other code hashes, on other days) are context and
-are kept apart. Some of those store their data under older keys; OLD_KEYS maps them to today's.
+page shows: the median across the current code's runs (kernelbook.factbook's one rule). Runs of earlier code (the
+stale runs in the same folder: the same measurement before files moved, under other code hashes, on other days)
+are context and are kept apart. Some of those store their data under older keys; OLD_KEYS maps them to today's.
 
 A figure's within-run spread is twice its noise where its timer stopped on the noise criterion (bench.py), else
 its rounds' fastest to slowest over the median. Its firmness, from the runs of the current code (FIRM is the one
@@ -178,7 +177,6 @@ class Spec:
     digits: int
     page: str
     read: Callable[[dict[str, Any]], across.Summary]  # one run's data -> the figure's timing summary
-    across_runs: bool = True  # its page shows the median across the current code's runs; False: the newest run
 
 
 SPECS: tuple[Spec, ...] = (  # each read as its chapter reads it (machine and fusing_by_hand facts)
@@ -193,17 +191,33 @@ SPECS: tuple[Spec, ...] = (  # each read as its chapter reads it (machine and fu
     Spec("fusion_speedup", "fusing_by_hand.versions", "×", 2, "fusing-by-hand.md",
          lambda d: fusion_speedup(d, "add_rmsnorm", "triton")),
     *(Spec(key, "decode.six_ways", "ms", 2, "decode.md", _decode(name)) for key, name in DECODE.items()),
-    Spec("far_last", "decode_far.ladder", "ms", 3, "decode-far.md", _far_last, across_runs=False),
+    Spec("far_last", "decode_far.ladder", "ms", 3, "decode-far.md", _far_last),
     Spec("far_share", "decode_far.ladder", "%", 1, "decode-far.md",
-         lambda d: across.rate(d["floor_ms"], _far_last(d)), across_runs=False),
-    Spec("sol_add", "speed_of_light.add_rmsnorm", "%", 1, "speed-of-light.md", _sol, across_runs=False),
-    Spec("sol_swiglu", "speed_of_light.swiglu", "%", 1, "speed-of-light.md", _sol, across_runs=False),
+         lambda d: across.rate(d["floor_ms"], _far_last(d))),
+    Spec("sol_add", "speed_of_light.add_rmsnorm", "%", 1, "speed-of-light.md", _sol),
+    Spec("sol_swiglu", "speed_of_light.swiglu", "%", 1, "speed-of-light.md", _sol),
     Spec("compile_norm", "torch_compile.compile_time", "s", 2, "torch-compile.md",
          lambda d: {"median": d["add_rmsnorm"]["cold"]["first_call_s"]}),
     Spec("compile_decode", "decode.compile_warm", "s", 1, "decode.md",
-         lambda d: {"median": d["cold"]["modes"]["compile_default"]["compile_s"]}, across_runs=False),
-    Spec("alloc", "allocator.caching", "µs", 2, "allocator.md", _alloc, across_runs=False),
+         lambda d: {"median": d["cold"]["modes"]["compile_default"]["compile_s"]}),
+    Spec("alloc", "allocator.caching", "µs", 2, "allocator.md", _alloc),
 )
+# the chapter fact that shows each figure on its own page: the table prints that fact, so a figure reads the same
+# here as there (where the chapter derives it otherwise, a ratio of medians or the slowest of the medians, the two
+# differ in the last digits; tests/test_facts_stability.py holds them within FIRM of each other)
+SHOWN_AS = {"copy": ("machine", "copy_tbps"), "matmul": ("machine", "matmul_tflops"),
+            "launch_eager": ("machine", "eager_us"), "launch_graph": ("machine", "graph_us"),
+            "launch_speedup": ("machine", "launch_speedup"), "launch_host": ("machine", "host_us"),
+            "fusion_add_rmsnorm_eager": ("fusing_by_hand", "norm_eager_ms"),
+            "fusion_add_rmsnorm_triton": ("fusing_by_hand", "norm_triton_ms"),
+            "fusion_speedup": ("fusing_by_hand", "norm_speedup"),
+            "decode_eager": ("decode", "dyn_ms"), "decode_graph": ("decode", "graph_ms"),
+            "decode_ro": ("decode", "ro_ms"), "decode_ma": ("decode", "ma_ms"),
+            "far_last": ("decode_far", "best_ms"), "far_share": ("decode_far", "best_floor_share"),
+            "sol_add": ("speed_of_light", "add_share_low"), "sol_swiglu": ("speed_of_light", "swiglu_share_low"),
+            "compile_norm": ("torch_compile", "norm_cold_s"),
+            "compile_decode": ("torch_compile", "decode_default_cold_s"),
+            "alloc": ("allocator", "cached_alloc_us")}
 WHAT_MOVES = ("torch_compile.codegen",)  # read for autotuning's picks, not for a figure of the table
 EXPERIMENTS = tuple(dict.fromkeys([s.experiment for s in SPECS] + list(WHAT_MOVES)))
 
@@ -228,7 +242,7 @@ class Figure:
     digits: int
     page: str
     experiment: str
-    median: float  # what its page shows: the median across the current code's runs, or the newest run's
+    median: float  # what its page shows: the median across the current code's runs
     within: float | None  # the widest within-run spread among the current code's runs (None: no rounds stored)
     current_runs: int
     current_range: float | None  # (highest - lowest run median) over `median`; None with one run
@@ -474,7 +488,7 @@ def _figure(spec: Spec, runs: list[Run]) -> Figure:
     read = [(r, s) for r in runs if (s := _read(spec, r)) is not None]
     cur = [s for r, s in read if r.current]
     old = [(r, s) for r, s in read if not r.current]
-    ref = statistics.median(s.median for s in cur) if spec.across_runs else cur[-1].median
+    ref = statistics.median(s.median for s in cur)
     spreads = [s.spread for s in cur if s.spread is not None]
     within = max(spreads) if spreads else None
     rng = (max(s.median for s in cur) - min(s.median for s in cur)) / ref if len(cur) > 1 else None
