@@ -35,7 +35,7 @@ SHOWN = {
     "part4-idle": lambda f, m: f("decode", "dyn_idle_share"),
     "ridge": lambda f, m: f"{f('machine', 'ridge_over_swiglu')}× (ridge {f('machine', 'ridge')} over copy; "
                           f"SwiGLU {f('machine', 'swiglu_flop_per_byte')})",
-    "laptop-roofline": lambda f, m: f"{f('machine', 'matmul_tflops')} TFLOPS, {f('machine', 'read_gbps')} GB/s read",
+    "laptop-roofline": lambda f, m: f"{f('machine', 'matmul_tflops')} TFLOP/s, {f('machine', 'read_gbps')} GB/s read",
     "laptop-copy": lambda f, m: f"{f('machine', 'copy_gbps')} GB/s copy",
     "copy-below-read": lambda f, m: f"{f('machine', 'copy_gbps')} vs {f('machine', 'read_gbps')} GB/s",
     "bytes-predict-time": lambda f, m: f"{f('memory_bound', 'norm_measured_ms')} ms for "

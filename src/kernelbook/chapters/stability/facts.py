@@ -204,7 +204,7 @@ SPECS: tuple[Spec, ...] = (  # each read as its chapter reads it (machine and fu
 )
 # the chapter fact that shows each figure on its own page: the table prints that fact, so a figure reads the same
 # here as there (where the chapter derives it otherwise, a ratio of medians or the slowest of the medians, the two
-# differ in the last digits; tests/test_facts_stability.py holds them within FIRM of each other)
+# differ in the last digits; the table's snippet stops the build if the two lie more than FIRM apart)
 SHOWN_AS = {"copy": ("machine", "copy_tbps"), "matmul": ("machine", "matmul_tflops"),
             "launch_eager": ("machine", "eager_us"), "launch_graph": ("machine", "graph_us"),
             "launch_speedup": ("machine", "launch_speedup"), "launch_host": ("machine", "host_us"),
