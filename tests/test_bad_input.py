@@ -127,20 +127,6 @@ def test_a_build_with_a_corrupt_primary_result_names_the_file(tmp_path):
     assert f"{bad}: not valid JSON" in line and "restore it from git" in line
 
 
-@pytest.mark.slow  # a whole-site build
-def test_a_readers_corrupt_folder_does_not_break_the_site(tmp_path):
-    """The committed results plus a reader's folder in which one result is broken: the site builds, leaves that
-    machine off and says so once."""
-    results = tmp_path / "results"
-    shutil.copytree(ROOT / "results", results)
-    reader_folder(results)
-    run_file(results, "machine.ceilings", READER).write_text('{"schema": 1, "data": ')
-    out = mkdocs_build(tmp_path, KERNELBOOK_RESULTS=str(results))
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert f"kernelbook: {READER} left off the site, a result cannot be read: " in out.stderr
-    assert f"check --machine {READER}" in out.stderr
-
-
 # ---- the command line -------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args", [["list"], ["check"], ["run", "machine.ceilings"]])

@@ -127,8 +127,9 @@ def test_a_results_file_changed_by_one_byte_is_checked_again(tree, monkeypatch):
         store.runs("machine.ceilings", "nvidia-h200")
 
 
-def _build_machine_page(results: Path, out: Path) -> str:
-    """The machine page alone, built by MkDocs with the site's plugins and hooks (cache on), from `results`."""
+def _machine_site(results: Path, out: Path) -> tuple[Path, dict[str, str]]:
+    """A config that builds the machine page alone, with the site's plugins and hooks (cache on), from `results`;
+    and the environment to build it in."""
     loader = type("Loader", (yaml.SafeLoader,), {})
     loader.add_constructor("!ENV", lambda lo, node: lo.construct_sequence(node)[-1])  # its default
     cfg = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=loader)  # noqa: S506 - a SafeLoader
@@ -146,9 +147,25 @@ def _build_machine_page(results: Path, out: Path) -> str:
     env = dict(os.environ, KERNELBOOK_MODE="replay", KERNELBOOK_RESULTS=str(results), NO_MKDOCS_2_WARNING="1")
     env.pop("KERNELBOOK_GUARDS", None)
     env["KERNELBOOK_GUARDS"] = "flag"  # the doctored copy rate may turn a guard: flag it, do not stop
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(out / "mkdocs.yml")], cwd=ROOT,
-                   env=env, check=True, capture_output=True)
+    return out / "mkdocs.yml", env
+
+
+def _build_machine_page(results: Path, out: Path) -> str:
+    config, env = _machine_site(results, out)
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config)], cwd=ROOT, env=env, check=True,
+                   capture_output=True)
     return (out / "site" / "machine" / "index.html").read_text()
+
+
+def _double_the_copy_rate(results: Path) -> None:
+    for run in (results / "nvidia-h200" / "machine.ceilings").glob("2*.json"):
+        rec = json.loads(run.read_text())
+        rec["data"]["bandwidth"]["copy"]["gbps"] *= 2  # every run copies twice as fast
+        run.write_text(json.dumps(rec))
+
+
+def _copy_rate(html: str) -> float:
+    return float(re.search(r'data-fact="machine.copy_tbps"[^>]*>([^<]+)<', html)[1])
 
 
 @pytest.mark.slow
@@ -157,10 +174,52 @@ def test_a_changed_result_changes_the_page_a_warm_cache_builds(tmp_path):
     shutil.copytree(ROOT / "results", results)
     before = _build_machine_page(results, tmp_path / "a")
     assert _build_machine_page(results, tmp_path / "b") == before.replace("/a/", "/b/")  # warm: the same page
-    for run in (results / "nvidia-h200" / "machine.ceilings").glob("2*.json"):
-        rec = json.loads(run.read_text())
-        rec["data"]["bandwidth"]["copy"]["gbps"] *= 2  # every run copies twice as fast
-        run.write_text(json.dumps(rec))
+    _double_the_copy_rate(results)
     after = _build_machine_page(results, tmp_path / "c")
-    copy = lambda html: re.search(r'data-fact="machine.copy_tbps"[^>]*>([^<]+)<', html)[1]  # noqa: E731
-    assert float(copy(after)) == pytest.approx(2 * float(copy(before)), rel=0.01)
+    assert _copy_rate(after) == pytest.approx(2 * _copy_rate(before), rel=0.01)
+
+
+SERVE_DIRTY = """
+import json, os, sys
+from pathlib import Path
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+
+config, page, step = sys.argv[1], Path(sys.argv[2]), 0
+load_config(config).plugins.on_startup(command="serve", dirty=True)
+for line in sys.stdin:  # as `mkdocs serve --dirty` does after each save: the config read again, a dirty build
+    build(load_config(config), dirty=True)
+    print(json.dumps({"html": page.read_text(), "mtime": page.stat().st_mtime_ns}), flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_a_dirty_rebuild_shows_a_prose_edit_and_a_changed_result(tmp_path):
+    """`mkdocs serve --dirty` in one process: a build with nothing changed leaves the page as it was; a prose edit
+    rebuilds it from the cache; a changed result, its Markdown untouched, rebuilds it with the new number."""
+    results = tmp_path / "results"
+    shutil.copytree(ROOT / "results", results)
+    config, env = _machine_site(results, tmp_path / "serve")
+    page = tmp_path / "serve" / "site" / "machine" / "index.html"
+    serve = subprocess.Popen([sys.executable, "-c", SERVE_DIRTY, str(config), str(page)], cwd=ROOT, env=env,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def save() -> dict:
+        serve.stdin.write("saved\n")
+        serve.stdin.flush()
+        return json.loads(serve.stdout.readline())
+
+    try:
+        first = save()
+        assert save()["mtime"] == first["mtime"]  # nothing changed: not built again
+        prose = tmp_path / "serve" / "docs" / "machine.md"
+        prose.write_text(prose.read_text().replace("\n\n", "\n\nA writer's new sentence.\n\n", 1))
+        edited = save()
+        assert "A writer&rsquo;s new sentence." in edited["html"] or "A writer's new sentence." in edited["html"]
+        assert _copy_rate(edited["html"]) == _copy_rate(first["html"])
+        _double_the_copy_rate(results)
+        moved = save()
+        assert _copy_rate(moved["html"]) == pytest.approx(2 * _copy_rate(first["html"]), rel=0.01)
+    finally:
+        serve.stdin.close()
+        serve.wait(timeout=120)

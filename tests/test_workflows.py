@@ -318,6 +318,6 @@ def test_the_publish_job_builds_the_site_from_the_merged_results(published, tmp_
     results, _ = published
     step = _step("publish", "mkdocs build")
     step = {**step, "run": step["run"].replace("-d site", f"-d {tmp_path / 'site'}")}
-    done = _run_step(step, ROOT, KERNELBOOK_RESULTS=str(results), KERNELBOOK_CACHE="0")
+    done = _run_step(step, ROOT, KERNELBOOK_RESULTS=str(results))
     assert done.returncode == 0, done.stderr[-3000:]
     assert (tmp_path / "site" / "machines" / "index.html").is_file()

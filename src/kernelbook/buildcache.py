@@ -56,12 +56,29 @@ def content_folder() -> Path:
 _config: Path | None = None  # the build's config file, when it is not mkdocs.yml
 
 
+_loaded: dict[Path, str] = {}  # the package's code as this process first built with it, by checkout
+
+
+def _code() -> str:
+    h = hashlib.sha256()
+    for p in sorted((paths.root() / "src" / "kernelbook").rglob("*.py")):
+        h.update(str(p).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def enable(on: bool = True, config: str | os.PathLike | None = None) -> None:
     """A site build starts (hooks.on_config, with the build's config file): use the cache unless KERNELBOOK_CACHE=0,
-    and read the inputs afresh."""
+    and read the inputs afresh. Not while the package's code differs from the code this process started with
+    (`mkdocs serve` keeps its modules: a value it computed now would be kept under the new code's key)."""
     global _on, _digest, _config
-    _on = on and os.environ.get("KERNELBOOK_CACHE", "1") != "0"
+    _on = on and os.environ.get("KERNELBOOK_CACHE", "1") != "0" and not code_moved()
     _digest, _config = None, Path(config) if config else None
+
+
+def code_moved() -> bool:
+    """Has the package's code changed on disk since this process first built the site?"""
+    root = paths.root().resolve()
+    return _loaded.setdefault(root, _code()) != _code()
 
 
 def enabled() -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import re
 from pathlib import Path
 from typing import Any
@@ -25,11 +26,31 @@ from kernelbook import buildcache, macros, paths, store
 from kernelbook import page as kb_page
 
 _held = contextlib.ExitStack()  # a build reads each result file once (store.held), from its start to its end
+log = logging.getLogger("mkdocs.plugins.kernelbook")
+_dirty: list[bool] = []  # `mkdocs serve --dirty`: only the pages whose Markdown changed are built again
+_inputs: list[str] = []  # the key of everything else a page shows (buildcache.digest), at the last build
+
+
+def _not_the_dirty_warning(record: logging.LogRecord) -> bool:
+    return not record.getMessage().startswith("A 'dirty' build is being performed")
+
+
+def on_startup(command: str, dirty: bool, **kwargs: Any) -> None:
+    """A writer's loop, `mkdocs serve --dirty`: what MkDocs warns of does not happen here (on_files), so its warning,
+    which a strict build would stop at, is dropped and one line says what a save rebuilds."""
+    _dirty[:] = [dirty]
+    if dirty:
+        logging.getLogger("mkdocs.commands.build").addFilter(_not_the_dirty_warning)
+        log.info("kernelbook: --dirty: a save rebuilds the pages it changed; a changed result, snippet, setting or "
+                 "mkdocs.yml rebuilds every page")
 
 
 @event_priority(100)  # before the macros plugin, which reads the primary machine
 def on_config(config: Any, **kwargs: Any) -> Any:
     buildcache.enable(config=config.config_file_path)  # facts and block outputs kept between builds (buildcache)
+    if buildcache.code_moved():
+        log.warning("kernelbook: the code under src/kernelbook/ changed since `mkdocs serve` started, which still "
+                    "runs the old code: stop it and start it again to see what the new code shows")
     _held.close()  # a serve rebuild, or a build that stopped half-way: read everything afresh
     _held.enter_context(store.held())
     try:
@@ -44,6 +65,20 @@ def on_pre_build(config: Any, **kwargs: Any) -> None:
     for fence in config["mdx_configs"].get("pymdownx.superfences", {}).get("custom_fences", []):
         if fence.get("name") in ("python", "py") and not getattr(fence["format"], "kb_cached", False):
             fence["format"] = buildcache.cached_exec(fence["format"])
+
+
+def on_files(files: Any, config: Any, **kwargs: Any) -> Any:
+    """Under --dirty MkDocs builds only the pages whose Markdown is newer than their HTML. When anything else a page
+    can show has changed since the last build (the build cache's key: every result, snippet and source file, the
+    settings, mkdocs.yml), every page's HTML is removed first, so every page is built again: a dirty build never
+    shows an old number."""
+    if _dirty and _dirty[0]:
+        now = buildcache.digest()
+        if _inputs and _inputs[0] != now:
+            for f in files.documentation_pages():
+                Path(f.abs_dest_path).unlink(missing_ok=True)
+        _inputs[:] = [now]
+    return files
 
 
 def on_pre_page(page_obj: Any, **kwargs: Any) -> Any:

@@ -385,11 +385,16 @@ def _jinja() -> Any:
     return _env[0]
 
 
+def forget() -> None:
+    """Every chapter's facts computed afresh from here on (a new build, or results that changed under Zensical)."""
+    _cache.clear()
+    factbook.clear()
+
+
 def define_env(env: Any) -> None:
     pg = getattr(env, "page", None)
     if pg is None:  # mkdocs-macros: once per build
-        _cache.clear()  # a new build (mkdocs serve rebuilds in one process) reads the store again
-        factbook.clear()
+        forget()  # a new build (mkdocs serve rebuilds in one process) reads the store again
     for name, fn in FILTERS.items():
         env.filter(fn, name)
     env.macro(facts, "facts")

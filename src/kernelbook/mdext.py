@@ -4,8 +4,8 @@ Listed in mkdocs.yml's markdown_extensions, so both builds load it. Under MkDocs
 rendered the page before Markdown sees it, and the hooks do the rest). Under Zensical, whose macros extension renders
 the page as a Markdown preprocessor ("macros", priority 35), it:
 
-- checks the build's settings and results once, before the first page (page.check_build), and stops the build with
-  the same one line;
+- checks the build's settings and results before the first page (page.check_build), and stops the build with the
+  same one line; then holds the store (each result file read once) until a results folder changes;
 - starts each page: the results it shows, its guards, its Markdown (the guards name its paragraphs), and fenced code
   wrapped in {% raw %} so that Jinja never templates code (mkdocs-macros' on_pre_page_macros does this under MkDocs);
 - once the macros have rendered, shows a fact inside inline code as its bare text (on_post_page_macros);
@@ -15,6 +15,7 @@ the page as a Markdown preprocessor ("macros", priority 35), it:
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 from xml.etree import ElementTree as etree
 
@@ -22,9 +23,26 @@ from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
-from kernelbook import buildcache, macros, page
+from kernelbook import buildcache, macros, page, store
 
-_checked: list[bool] = []
+_held = contextlib.ExitStack()
+_stamp: list[tuple] = []  # the results folders as they looked when the store was last held
+
+
+def _read_afresh_if_changed() -> None:
+    """Zensical renders every page in one process (and `zensical serve` goes on rendering in it): the store is held,
+    each result file read once, while the results folders look as they did at the first page; when a file changes,
+    the build's checks run again and everything is read afresh, as a new MkDocs build does."""
+    now = store.stamp()
+    if _stamp == [now]:
+        return
+    _held.close()
+    _stamp.clear()
+    page.check_build()  # raises with the build's one line, as hooks.on_config does
+    buildcache.enable(False)  # Zensical keeps its own cache, which does not track results/: none of ours
+    macros.forget()
+    _held.enter_context(store.held())
+    _stamp.append(now)
 
 
 def _zensical(md: Markdown) -> Any:
@@ -43,10 +61,7 @@ class _Begin(Preprocessor):
         pg = _zensical(self.md)
         if pg is None:
             return lines
-        if not _checked:
-            page.check_build()  # raises with the build's one line, as hooks.on_config does
-            buildcache.enable(False)  # Zensical keeps its own cache, which does not track results/: none of ours
-            _checked.append(True)
+        _read_afresh_if_changed()
         text = "\n".join(lines)
         page.begin_page(pg.url, files=False)  # figures and downloads inline: no hook writes files beside the page
         macros.begin(pg.path, text)

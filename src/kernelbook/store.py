@@ -200,11 +200,12 @@ def problems(machine: str) -> list[str]:
     return out
 
 
-def _fingerprint(machine: str) -> tuple:
-    """What the files of `machine` look like on disk: a result's readability can only change with this."""
+def _fingerprint(machine: str | None = None) -> tuple:
+    """What the files of `machine` (every machine: None) look like on disk, by name, time and size: a result's
+    readability, or what a held store read, can only change with this."""
     seen = []
     for d in paths.results_dirs():
-        for dirpath, dirnames, filenames in os.walk(d / machine):
+        for dirpath, dirnames, filenames in os.walk(d / machine if machine else d):
             dirnames.sort()
             for f in sorted(filenames):
                 try:
@@ -427,6 +428,12 @@ def held() -> Iterator[None]:
         yield
     finally:
         _memo.pop()
+
+
+def stamp() -> tuple:
+    """The results folders as they look on disk: a store held across builds (Zensical's, kernelbook.mdext) is read
+    afresh when this changes."""
+    return tuple(paths.results_dirs()), _fingerprint()
 
 
 def once(key: tuple, compute: Any) -> Any:
