@@ -139,7 +139,7 @@ def _machine_site(results: Path, out: Path) -> tuple[Path, dict[str, str]]:
     if not (docs / "assets").exists():
         os.symlink(ROOT / "docs" / "assets", docs / "assets")
     cfg.update(docs_dir=str(docs), site_dir=str(out / "site"), strict=False,
-               hooks=[str(ROOT / h) for h in cfg.get("hooks", [])])
+               hooks=[str(ROOT / h) for h in cfg.get("hooks", [])], watch=[str(ROOT / w) for w in cfg.get("watch", [])])
     cfg.pop("nav", None)
     cfg["plugins"] = [p for p in cfg["plugins"] if not (isinstance(p, dict) and "mkdocs-jupyter" in p)]
     cfg["validation"] = {"links": {"not_found": "ignore", "anchors": "ignore", "unrecognized_links": "ignore"}}
