@@ -48,6 +48,9 @@ def on_startup(command: str, dirty: bool, **kwargs: Any) -> None:
 @event_priority(100)  # before the macros plugin, which reads the primary machine
 def on_config(config: Any, **kwargs: Any) -> Any:
     buildcache.enable(config=config.config_file_path)  # facts and block outputs kept between builds (buildcache)
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if jupyter is not None:  # its rendered notebooks, by default in .cache/ inside the working tree: beside ours
+        jupyter.config["cache_dir"] = str(buildcache.folder() / "mkdocs-jupyter")
     if buildcache.code_moved():
         log.warning("kernelbook: the code under src/kernelbook/ changed since `mkdocs serve` started, which still "
                     "runs the old code: stop it and start it again to see what the new code shows")
