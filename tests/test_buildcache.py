@@ -223,3 +223,21 @@ def test_a_dirty_rebuild_shows_a_prose_edit_and_a_changed_result(tmp_path):
     finally:
         serve.stdin.close()
         serve.wait(timeout=120)
+
+
+@pytest.mark.parametrize("dirty", [True, False])
+def test_a_dirty_build_keeps_the_notebooks_it_did_not_render_in_mkdocs_jupyters_cache(tree, tmp_path, monkeypatch,
+                                                                                       dirty):
+    """mkdocs-jupyter drops from its cache every notebook a build did not render; a dirty build renders none it has not
+    changed, so the hook marks them used first. A full build renders every notebook: nothing to add."""
+    from kernelbook import hooks
+
+    cache = tmp_path / "jupyter"
+    cache.mkdir()
+    (cache / "rendered.json").write_text("{}")
+    jupyter = type("Jupyter", (), {"config": {"cache_dir": str(cache)}, "_used_cache_paths": set()})()
+    config = {"plugins": {"mkdocs-jupyter": jupyter}, "site_dir": str(tmp_path / "site"),
+              "docs_dir": str(tree / "docs")}
+    monkeypatch.setattr(hooks, "_dirty", [dirty])
+    hooks.on_post_build(config)
+    assert jupyter._used_cache_paths == ({cache / "rendered.json"} if dirty else set())

@@ -48,7 +48,7 @@ def on_startup(command: str, dirty: bool, **kwargs: Any) -> None:
 @event_priority(100)  # before the macros plugin, which reads the primary machine
 def on_config(config: Any, **kwargs: Any) -> Any:
     buildcache.enable(config=config.config_file_path)  # facts and block outputs kept between builds (buildcache)
-    jupyter = config.plugins.get("mkdocs-jupyter")
+    jupyter = config["plugins"].get("mkdocs-jupyter")
     if jupyter is not None:  # its rendered notebooks, by default in .cache/ inside the working tree: beside ours
         jupyter.config["cache_dir"] = str(buildcache.folder() / "mkdocs-jupyter")
     if buildcache.code_moved():
@@ -132,9 +132,16 @@ def on_post_page(output: str, page: Any, config: Any, **kwargs: Any) -> str:
     return output
 
 
+@event_priority(50)  # before mkdocs-jupyter's, which drops from its cache every notebook this build did not render
 def on_post_build(config: Any, **kwargs: Any) -> None:
     """Each notebook as a file too, at notebooks/<chapter>.ipynb, where the chapters link to it (page.notebook_link):
-    mkdocs-jupyter renders it as a page and keeps its source one folder down; Zensical copies it there itself."""
+    mkdocs-jupyter renders it as a page and keeps its source one folder down; Zensical copies it there itself. A dirty
+    build renders no notebook it has not changed: mkdocs-jupyter would then drop them all from its cache, and the next
+    `mkdocs serve` render them again (10 s); they are kept."""
+    jupyter = config["plugins"].get("mkdocs-jupyter")
+    used = getattr(jupyter, "_used_cache_paths", None)
+    if _dirty and _dirty[0] and isinstance(used, set):
+        used.update(Path(jupyter.config["cache_dir"]).glob("*.json"))
     site = Path(config["site_dir"]) / "notebooks"
     for nb in (Path(config["docs_dir"]) / "notebooks").glob("*.ipynb"):
         site.mkdir(parents=True, exist_ok=True)
