@@ -76,6 +76,21 @@ def test_a_value_is_computed_once_per_inputs_and_again_when_they_change(tree):
     assert buildcache.cached("t", "k", compute) == 3
 
 
+def test_while_the_code_differs_from_the_code_the_process_started_with_nothing_is_kept(tree):
+    """`mkdocs serve` keeps its modules: after an edit under src/kernelbook/ a value would be computed by the old code
+    and kept under the new code's key. The cache is off until the code is as it was (hooks.on_config warns)."""
+    buildcache.enable()
+    assert buildcache.enabled() and not buildcache.code_moved()
+    module = tree / "src" / "kernelbook" / "stats.py"
+    before = module.read_text()
+    module.write_text(before + "\n# edited while serving\n")
+    buildcache.enable()
+    assert buildcache.code_moved() and not buildcache.enabled()
+    module.write_text(before)
+    buildcache.enable()
+    assert buildcache.enabled() and not buildcache.code_moved()
+
+
 def test_kernelbook_cache_0_turns_it_off(tree, monkeypatch):
     monkeypatch.setenv("KERNELBOOK_CACHE", "0")
     buildcache.enable()
@@ -180,12 +195,12 @@ def test_a_changed_result_changes_the_page_a_warm_cache_builds(tmp_path):
 
 
 SERVE_DIRTY = """
-import json, os, sys
+import json, sys
 from pathlib import Path
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
-config, page, step = sys.argv[1], Path(sys.argv[2]), 0
+config, page = sys.argv[1], Path(sys.argv[2])
 load_config(config).plugins.on_startup(command="serve", dirty=True)
 for line in sys.stdin:  # as `mkdocs serve --dirty` does after each save: the config read again, a dirty build
     build(load_config(config), dirty=True)

@@ -260,3 +260,32 @@ def test_without_jsonschema_rs_jsonschema_decides_alone(results, monkeypatch):
         assert schema.problem(rec, "machine.ceilings").startswith('$.data.bandwidth.copy.gbps is "fast"')
     finally:
         schema._validator.cache_clear()
+
+
+def test_where_the_two_disagree_jsonschema_rs_decides(results, monkeypatch):
+    """jsonschema-rs's verdict stands: a record it refuses is refused in its own words when jsonschema finds nothing;
+    one it accepts is accepted."""
+    class Says:
+        def __init__(self, valid: bool) -> None:
+            self.valid = valid
+
+        def is_valid(self, instance) -> bool:
+            return self.valid
+
+        def iter_errors(self, instance):
+            yield type("Error", (), {"instance_path": ["bandwidth"], "message": "refused by jsonschema-rs"})()
+
+    rec = json.loads(newest(results, "machine.ceilings").read_text())
+    # the record's envelope is checked first, by the same pair: refused there
+    for valid, broken, expected in ((False, False, "$.bandwidth: refused by jsonschema-rs (schema src/kernelbook/"),
+                                    (True, True, None)):
+        monkeypatch.setattr(schema, "_fast", lambda *a, v=valid: Says(v))
+        schema._validator.cache_clear()
+        try:
+            data = copy.deepcopy(rec)
+            if broken:
+                data["data"]["bandwidth"]["copy"]["gbps"] = "fast"
+            found = schema.problem(data, "machine.ceilings")
+            assert found == expected if expected is None else found.startswith(expected), found
+        finally:
+            schema._validator.cache_clear()

@@ -57,11 +57,12 @@ _config: Path | None = None  # the build's config file, when it is not mkdocs.ym
 
 
 _loaded: dict[Path, str] = {}  # the package's code as this process first built with it, by checkout
+_moved = False
 
 
-def _code() -> str:
+def _hash(files: list[Path]) -> str:
     h = hashlib.sha256()
-    for p in sorted((paths.root() / "src" / "kernelbook").rglob("*.py")):
+    for p in files:
         h.update(str(p).encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()
 
@@ -70,15 +71,16 @@ def enable(on: bool = True, config: str | os.PathLike | None = None) -> None:
     """A site build starts (hooks.on_config, with the build's config file): use the cache unless KERNELBOOK_CACHE=0,
     and read the inputs afresh. Not while the package's code differs from the code this process started with
     (`mkdocs serve` keeps its modules: a value it computed now would be kept under the new code's key)."""
-    global _on, _digest, _config
-    _on = on and os.environ.get("KERNELBOOK_CACHE", "1") != "0" and not code_moved()
+    global _on, _digest, _config, _moved
+    code = _hash(sorted((paths.root() / "src" / "kernelbook").rglob("*.py")))
+    _moved = _loaded.setdefault(paths.root().resolve(), code) != code
+    _on = on and os.environ.get("KERNELBOOK_CACHE", "1") != "0" and not _moved
     _digest, _config = None, Path(config) if config else None
 
 
 def code_moved() -> bool:
-    """Has the package's code changed on disk since this process first built the site?"""
-    root = paths.root().resolve()
-    return _loaded.setdefault(root, _code()) != _code()
+    """Had the package's code changed on disk, when this build started, since this process first built the site?"""
+    return _moved
 
 
 def enabled() -> bool:
@@ -99,9 +101,7 @@ def digest() -> str:
     """One hash of every input a cached value can depend on (see the module's docstring), once per build."""
     global _digest
     if _digest is None:
-        h = hashlib.sha256()
-        for p in _files():
-            h.update(str(p).encode() + b"\0" + p.read_bytes() + b"\0")
+        h = hashlib.sha256(_hash(_files()).encode())
         for k in sorted(os.environ):
             if k.startswith("KERNELBOOK_"):
                 h.update(f"{k}={os.environ[k]}\0".encode())
