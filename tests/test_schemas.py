@@ -194,6 +194,24 @@ def test_an_experiment_without_a_schema_cannot_be_shown(results, monkeypatch, tm
         store.load("machine.ceilings")
 
 
+@pytest.mark.parametrize("kept", [False, True], ids=["checked", "verdict-kept"])
+def test_a_schema_that_is_not_a_json_schema_cannot_check_anything(results, monkeypatch, tmp_path, kept):
+    """A schema document is checked against the draft's own schema once per content (the verdict kept with the
+    results' verdicts): the broken one is refused the first time and again when its verdict comes from the cache."""
+    d = tmp_path / "schemas"
+    shutil.copytree(schema.HERE, d)
+    (d / "machine.ceilings.json").write_text('{"$schema": "https://json-schema.org/draft/2020-12/schema", '
+                                             '"type": "objekt"}')
+    monkeypatch.setattr(schema, "SCHEMAS", d)
+    if kept:  # a first process checked it and kept the verdict
+        with pytest.raises(schema.SchemaFileError):
+            schema._load(d / "machine.ceilings.json")
+        schema._load.cache_clear()
+    with pytest.raises(store.StoreError, match=r"machine\.ceilings\.json: not a valid JSON Schema \('objekt' is not"):
+        store.load("machine.ceilings")
+    schema._load.cache_clear()
+
+
 def test_save_refuses_data_that_does_not_match_and_writes_nothing(results):
     before = sorted(p.name for p in (results / PRIMARY / "machine.ceilings").iterdir())
     data = json.loads(newest(results, "machine.ceilings").read_text())["data"]

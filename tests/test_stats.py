@@ -37,3 +37,20 @@ def test_it_is_seeded_and_refuses_unpaired_lists():
     assert fresh(a, b) == fresh(a, b) == stats.paired(list(a), list(b))
     with pytest.raises(ValueError):
         stats.paired([1.0, 2.0], [1.0])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_resampled_medians_are_the_standard_librarys_draw_by_draw(seed):
+    """The array draw (numpy) against `random.Random(0).choices` resample by resample: the same medians in the same
+    order, odd and even counts, floats of every size and whole numbers."""
+    import random
+    import statistics
+
+    r = random.Random(seed)
+    n = r.randint(1, 45)
+    d = ([r.randint(-50, 50) for _ in range(n)] if seed % 4 == 0
+         else [r.gauss(0, 1) * 10 ** r.randint(-9, 3) for _ in range(n)])
+    rng = random.Random(0)
+    by_hand = [statistics.median(rng.choices(d, k=n)) for _ in range(stats.RESAMPLES)]
+    got = stats._resampled_medians(d)
+    assert got == by_hand and [type(x) for x in got] == [type(x) for x in by_hand]

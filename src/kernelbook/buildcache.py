@@ -9,7 +9,9 @@ pull request could plant an entry), keyed by one digest of everything they can r
     the KERNELBOOK_* settings, and the versions of Python and of the packages that render (torch, matplotlib, ...)
 
 so a changed result, a changed line of code or another machine makes a new key and nothing old is served; an edit
-of a page's prose changes none of them, so the page re-renders from the cache. The cache is used by site builds
+of a page's prose changes none of them, so the page re-renders from the cache. The first build under a new key
+shares its work with a forked helper on a second core (kernelbook.prefill), which fills the cache from the last page
+backwards. The cache is used by site builds
 only (hooks.py turns it on), never by the tests or the CLI. KERNELBOOK_CACHE=0 turns it off; deleting the folder is
 always safe.
 
@@ -103,7 +105,7 @@ def digest() -> str:
     if _digest is None:
         h = hashlib.sha256(_hash(_files()).encode())
         for k in sorted(os.environ):
-            if k.startswith("KERNELBOOK_"):
+            if k.startswith("KERNELBOOK_") and k != "KERNELBOOK_HELPER":  # who renders a page changes no byte of it
                 h.update(f"{k}={os.environ[k]}\0".encode())
         h.update(sys.version.encode())
         for name in PACKAGES:
@@ -113,6 +115,17 @@ def digest() -> str:
                 pass
         _digest = h.hexdigest()[:24]
     return _digest
+
+
+def seen() -> bool:
+    """Has a build with these inputs run to its end (built())? Then the cache holds what this one will ask for."""
+    return _on and (folder() / "built" / digest()).is_file()
+
+
+def built() -> None:
+    if _on:
+        (folder() / "built").mkdir(parents=True, exist_ok=True)
+        (folder() / "built" / digest()).touch()
 
 
 def cached(kind: str, key: str, compute: Callable[[], T], keep: Callable[[T], bool] = lambda _: True) -> T:
@@ -162,7 +175,7 @@ def content(kind: str, key: str, compute: Callable[[], str | None]) -> str | Non
 
 def prune(keep: int = 400, keep_content: int = 5000) -> None:
     """Keep the newest `keep` entries of each kind, and the newest `keep_content` content verdicts."""
-    for d, pattern, n in [*((d, "*.pickle", keep) for d in folder().glob("*")),
+    for d, pattern, n in [*((d, "*.pickle", keep) for d in folder().glob("*")), (folder() / "built", "*", 20),
                           *((d, "*.json", keep_content) for d in content_folder().glob("*"))]:
         entries = sorted(d.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True)
         for p in entries[n:]:
@@ -201,6 +214,16 @@ def cached_exec(fmt: Callable[..., str]) -> Callable[..., str]:
 
     formatter.kb_cached = True  # type: ignore[attr-defined]
     return formatter
+
+
+def restart_ids() -> None:
+    """markdown-exec numbers the ids inside block outputs (exec-N--) across the whole build; a page starts again at
+    1, so a page reads the same whichever pages were built before it, and by which process (kernelbook.prefill)."""
+    try:
+        from markdown_exec._internal.rendering import MarkdownConverter
+    except ImportError:
+        return
+    MarkdownConverter.counter = 0
 
 
 def _counter() -> int:

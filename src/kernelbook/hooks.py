@@ -22,7 +22,7 @@ from typing import Any
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from kernelbook import buildcache, macros, paths, store
+from kernelbook import buildcache, macros, paths, prefill, store
 from kernelbook import page as kb_page
 
 _held = contextlib.ExitStack()  # a build reads each result file once (store.held), from its start to its end
@@ -56,11 +56,15 @@ def on_config(config: Any, **kwargs: Any) -> Any:
                     "runs the old code: stop it and start it again to see what the new code shows")
     _held.close()  # a serve rebuild, or a build that stopped half-way: read everything afresh
     _held.enter_context(store.held())
+    _check(results=False)  # the settings; the results once the pages are known (on_nav), beside the helper
+    return config
+
+
+def _check(results: bool) -> None:
     try:
-        kb_page.check_build()
+        kb_page.check_build(results)
     except (paths.BadSetting, kb_page.MeasureError, store.StoreError, FileNotFoundError) as e:
         raise PluginError(f"kernelbook: {e}") from None
-    return config
 
 
 def on_pre_build(config: Any, **kwargs: Any) -> None:
@@ -84,9 +88,37 @@ def on_files(files: Any, config: Any, **kwargs: Any) -> Any:
     return files
 
 
+@event_priority(-100)  # the pages are final
+def on_nav(nav: Any, config: Any, files: Any, **kwargs: Any) -> Any:
+    """Before any page renders, every result the build shows is read and checked (page.check_build): a bad one stops
+    the build with its one line. A cold build (the cache has not seen these inputs) on two cores first starts a
+    helper, which renders pages from the last one backwards into the cache while this build checks the results and
+    goes forwards (kernelbook.prefill)."""
+    dirty = bool(_dirty and _dirty[0])  # then MkDocs renders only the pages whose HTML is older than their source
+    if buildcache.enabled() and not buildcache.seen() and prefill.wanted():
+        try:
+            from mkdocs.commands.build import _populate_page
+        except ImportError:  # another MkDocs: one core
+            _populate_page = None
+        if _populate_page is not None:
+            jupyter = config["plugins"].get("mkdocs-jupyter")
+            prefill.start([f.page for f in files.documentation_pages()
+                           if f.page is not None and (not dirty or f.is_modified())],
+                          lambda p: _populate_page(p, config, files),
+                          prefill.jupyter_leftover(jupyter.config["cache_dir"] if jupyter else None))
+    _check(results=True)
+    return nav
+
+
 def on_pre_page(page_obj: Any, **kwargs: Any) -> Any:
+    prefill.claim(page_obj.file.src_uri)  # waits while the helper renders this page
     kb_page.begin_page(page_obj.url)
+    buildcache.restart_ids()
     return page_obj
+
+
+def on_build_error(**kwargs: Any) -> None:
+    prefill.stop()
 
 
 def on_page_content(html: str, page: Any, **kwargs: Any) -> str:
@@ -95,6 +127,15 @@ def on_page_content(html: str, page: Any, **kwargs: Any) -> str:
     shown = kb_page.shown()
     return (kb_page.warning(shown) + macros.flag_box() + html + kb_page.page_provenance(shown)
             + kb_page.notebook_link(page.url))
+
+
+@event_priority(100)  # before the search plugin indexes the page
+def on_page_context(context: Any, page: Any, **kwargs: Any) -> Any:
+    """A notebook holds its chapter's sentences and code again: the search finds them once, on the chapter (and
+    indexing the notebooks' HTML took a tenth of a cold build)."""
+    if page.file.src_uri.endswith(".ipynb"):
+        page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
+    return context
 
 
 # Pygments wraps every name and every run of spaces in a span; the theme draws names in the code's own colour
@@ -146,5 +187,9 @@ def on_post_build(config: Any, **kwargs: Any) -> None:
     for nb in (Path(config["docs_dir"]) / "notebooks").glob("*.ipynb"):
         site.mkdir(parents=True, exist_ok=True)
         (site / nb.name).write_bytes(nb.read_bytes())
+    helped, pages = prefill.finish()
+    if helped:
+        log.info(f"kernelbook: a second process rendered {helped} of {pages} pages into the build cache")
+    buildcache.built()
     buildcache.prune()
     _held.close()

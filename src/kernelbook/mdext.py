@@ -64,6 +64,7 @@ class _Begin(Preprocessor):
         _read_afresh_if_changed()
         text = "\n".join(lines)
         page.begin_page(pg.url, files=False)  # figures and downloads inline: no hook writes files beside the page
+        buildcache.restart_ids()
         macros.begin(pg.path, text)
         return macros.protect_code(text).split("\n")
 

@@ -32,6 +32,7 @@ import hashlib
 import json
 import re
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +58,22 @@ def _load(path: Path) -> dict:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
+    from kernelbook import buildcache
+
+    def meta_problem() -> str | None:  # against the draft's own schema: once per file content and jsonschema version
+        try:
+            Draft202012Validator.check_schema(schema)
+        except SchemaError as e:
+            return e.message
+        return None
+
     try:
-        schema = json.loads(path.read_text(encoding="utf-8"))
-        Draft202012Validator.check_schema(schema)
+        text = path.read_text(encoding="utf-8")
+        schema = json.loads(text)
+        key = repr(("schema-document", hashlib.sha256(text.encode()).hexdigest(), metadata.version("jsonschema")))
+        message = buildcache.content("schema-document", key, meta_problem)
+        if message is not None:
+            raise SchemaError(message)
     except FileNotFoundError:
         raise SchemaFileError(f"no schema {_display(path)}: describe the experiment's data there (see "
                               f"src/kernelbook/schema.py)") from None
@@ -186,8 +200,6 @@ def checker() -> str:
     """What decides a verdict besides the record and its schema versions: this module's code, the record schema and
     the versions of jsonschema and jsonschema-rs (a verdict kept on disk is keyed by it,
     kernelbook.buildcache.content)."""
-    from importlib import metadata
-
     try:
         fast = metadata.version("jsonschema-rs")
     except metadata.PackageNotFoundError:
@@ -211,7 +223,19 @@ def digest(doc: Any) -> str:
 
 def current_stamp(name: str) -> dict[str, str]:
     """The versions a run of `name` stored today is checked against: {"data": hash, "common": hash}."""
-    return {"data": digest(_load(path_of(name))), "common": digest(_load(COMMON))}
+    return {"data": _digest_of(path_of(name)), "common": _digest_of(COMMON)}
+
+
+_digests: dict[int, tuple[dict, str]] = {}  # by the loaded document: kept as long as _load keeps it
+
+
+def _digest_of(path: Path) -> str:
+    """digest(_load(path)), hashed once per document _load returns: every result checked asks (3,300 times a build)."""
+    doc = _load(path)
+    got = _digests.get(id(doc))
+    if got is None or got[0] is not doc:
+        got = _digests[id(doc)] = (doc, digest(doc))
+    return got[1]
 
 
 def history_path() -> Path:

@@ -12,14 +12,14 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kernelbook import across, bench, page
+from kernelbook import across, bench, page, source
 from kernelbook.chapters.allocator import model
 from kernelbook.chapters.allocator.checks import rule_checks
-from kernelbook.chapters.allocator.demos import CACHING_SIZES
-from kernelbook.chapters.allocator.demos import CAP_S as CACHING_CAP_S
 from kernelbook.chapters.allocator.parse import human
 
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
+# the sizes the caching demo times and its cap, read from its text (it imports torch: kernelbook.source)
+CACHING_SIZES, CACHING_CAP_S = source.constants("kernelbook.chapters.allocator.demos", "CACHING_SIZES", "CAP_S")
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 WAITED = 0.5  # a call "waited for the queue" when it took at least this share of the queued GPU time
 SHARED_SAVES = 0.5  # one shared pool "saves" when it costs under this share of the private pools
