@@ -128,6 +128,23 @@ def test_a_figure_with_a_caption_shows_it_under_the_image():
     assert html.strip().endswith("<figcaption>bytes &lt;moved&gt; per element.</figcaption></figure>")
 
 
+@pytest.mark.parametrize("spans", [page.DENSE, page.DENSE + 1])
+def test_a_collection_of_thousands_of_shapes_is_drawn_as_pixels_and_the_rest_stays_vector(spans):
+    """A profiled step's kernels (4,290 rectangles: 835 KB of SVG) weigh less as an image inside the figure; a
+    figure of fewer shapes, the axes and the text stay vector."""
+    import base64
+
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.broken_barh([(i, 0.5) for i in range(spans)], (0, 1))
+    ax.set_title("kernels")
+    svg = base64.b64decode(page.figure(fig, "spans").split("base64,")[1].split('"')[0])
+    dense = spans > page.DENSE
+    assert (b"<image" in svg) is dense and (svg.count(b"<path") > spans) is not dense
+    assert b'id="text_' in svg  # the title: vector either way
+
+
 def test_in_a_site_build_figures_and_downloads_are_files_beside_the_page():
     """Issue 46: a page carries no base64 figure or table; each is a file named by its content, found from the
     page's folder, and a figure says its size and loads lazily."""

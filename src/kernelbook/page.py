@@ -348,6 +348,9 @@ def downloads(headers: Sequence[str], rows: Sequence[Sequence[Any]], stem: str) 
            f'{link(as_json, "application/json", "json")}</p>\n'
 
 
+DENSE, RASTER_DPI = 500, 200  # a collection of more shapes is drawn as an image inside the SVG, at this resolution
+
+
 def figure(fig: Any, alt: str, caption: bool = False) -> str:
     """A matplotlib figure as an SVG image (HTML, safe inside Markdown): a file beside the site's pages, loaded
     lazily, with its width and height so the page does not jump (inline outside a site build); with caption, `alt`
@@ -356,9 +359,13 @@ def figure(fig: Any, alt: str, caption: bool = False) -> str:
 
     import matplotlib.pyplot as plt
 
+    for ax in fig.axes:  # thousands of shapes (a profiled step's kernels) weigh less as pixels: axes and text stay vector
+        for c in ax.collections:
+            if len(c.get_paths()) > DENSE:
+                c.set_rasterized(True)
     buf = io.BytesIO()
     with plt.rc_context({"svg.hashsalt": "kernelbook"}):  # the same figure, the same bytes: ids not random
-        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None}, dpi=RASTER_DPI)
     plt.close(fig)
     svg = buf.getvalue()
     size = re.search(rb'<svg[^>]*\bwidth="([\d.]+)pt"[^>]*\bheight="([\d.]+)pt"', svg)
