@@ -138,10 +138,6 @@ def on_page_context(context: Any, page: Any, **kwargs: Any) -> Any:
     return context
 
 
-# Pygments wraps every name and every run of spaces in a span; the theme draws names in the code's own colour
-# (--md-code-hl-name-color is --md-code-fg-color) and spaces in none, so the spans only weigh: a fifth of a page
-# that shows kernels. They go; every other token keeps its colour.
-PLAIN_TOKEN = re.compile(r'<span class="(?:n|w)">([^<]*)</span>')
 BIG_STYLE = re.compile(r"<style[^>]*>([^<]{20000,})</style>")  # mkdocs-jupyter's half-megabyte of Jupyter CSS
 
 
@@ -163,7 +159,7 @@ def on_post_page(output: str, page: Any, config: Any, **kwargs: Any) -> str:
         output = NOTEBOOK_LINK.sub(lambda m: f'href="{depth}{m[1]}/{m[2] or ""}"', output)
         output = output.replace('src="../assets/', f'src="{depth}assets/')  # the chapter's images, from the site root
         output = BIG_STYLE.sub(lambda m: _shared_style(m[1], depth), output)
-    output = PLAIN_TOKEN.sub(r"\1", output)
+    output = kb_page.plain_code(output)
     site = Path(config["site_dir"])
     for name, data in kb_page.assets().items():
         path = site / name

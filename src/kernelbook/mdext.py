@@ -10,7 +10,8 @@ the page as a Markdown preprocessor ("macros", priority 35), it:
   wrapped in {% raw %} so that Jinja never templates code (mkdocs-macros' on_pre_page_macros does this under MkDocs);
 - once the macros have rendered, shows a fact inside inline code as its bare text (on_post_page_macros);
 - ends each page with what hooks.on_page_content adds: the stale-result warning and the flag box at the top, the
-  page's provenance line at the foot.
+  page's provenance line at the foot; and leaves out Pygments' spans around names and spaces, as hooks.on_post_page
+  does.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from xml.etree import ElementTree as etree
 
 from markdown import Extension, Markdown
+from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
@@ -92,12 +94,20 @@ class _End(Treeprocessor):
                 root.insert(where, block)
 
 
+class _Plain(Postprocessor):
+    """The page's final HTML without Pygments' spans around names and spaces (hooks.on_post_page under MkDocs)."""
+
+    def run(self, text: str) -> str:
+        return text if _zensical(self.md) is None else page.plain_code(text)
+
+
 class KernelbookExtension(Extension):
     def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 - Markdown's name
         md.registerExtension(self)
         md.preprocessors.register(_Begin(md), "kernelbook_begin", 36)  # right before Zensical's macros (35)
         md.preprocessors.register(_Rendered(md), "kernelbook_rendered", 34.9)  # right after them
         md.treeprocessors.register(_End(md), "kernelbook_end", 0)  # after the other tree processors
+        md.postprocessors.register(_Plain(md), "kernelbook_plain", 1)  # after the raw HTML (code) is put back (30)
 
 
 def makeExtension(**kwargs: Any) -> KernelbookExtension:  # noqa: N802 - Markdown's name

@@ -348,6 +348,17 @@ def downloads(headers: Sequence[str], rows: Sequence[Sequence[Any]], stem: str) 
            f'{link(as_json, "application/json", "json")}</p>\n'
 
 
+# Pygments wraps every name and every run of spaces in a span; both themes (Material's, Zensical's) draw names in the
+# code's own colour (--md-code-hl-name-color is --md-code-fg-color) and spaces in none, so the spans only weigh: a
+# fifth of a page that shows kernels. They go (hooks.on_post_page, mdext under Zensical); every other token keeps
+# its colour.
+PLAIN_TOKEN = re.compile(r'<span class="(?:n|w)">([^<]*)</span>')
+
+
+def plain_code(html: str) -> str:
+    return PLAIN_TOKEN.sub(r"\1", html)
+
+
 DENSE, RASTER_DPI = 500, 200  # a collection of more shapes is drawn as an image inside the SVG, at this resolution
 
 
@@ -359,7 +370,7 @@ def figure(fig: Any, alt: str, caption: bool = False) -> str:
 
     import matplotlib.pyplot as plt
 
-    for ax in fig.axes:  # thousands of shapes (a profiled step's kernels) weigh less as pixels: axes and text stay vector
+    for ax in fig.axes:  # thousands of shapes (a profiled step's kernels) weigh less as pixels; axes, text: vector
         for c in ax.collections:
             if len(c.get_paths()) > DENSE:
                 c.set_rasterized(True)
