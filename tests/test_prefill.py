@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from kernelbook import buildcache, prefill
+from kernelbook import page as kb_page
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -100,7 +101,12 @@ def test_a_helper_is_wanted_on_two_cores_in_one_thread_unless_switched_off(monke
     monkeypatch.setattr(threading, "active_count", lambda: 1)
     monkeypatch.setattr(os, "sched_getaffinity", lambda _: {0, 1})
     monkeypatch.delenv("KERNELBOOK_HELPER", raising=False)
+    monkeypatch.setattr(kb_page, "mode", lambda: "replay")
     assert prefill.wanted()
+    for measuring in ("measure", "auto"):  # a build that may run an experiment: never two on the GPU at once
+        monkeypatch.setattr(kb_page, "mode", lambda m=measuring: m)
+        assert not prefill.wanted()
+    monkeypatch.setattr(kb_page, "mode", lambda: "replay")
     monkeypatch.setenv("KERNELBOOK_HELPER", "0")
     assert not prefill.wanted()
     monkeypatch.delenv("KERNELBOOK_HELPER")

@@ -1,12 +1,13 @@
 """A cold site build on two cores: a forked helper renders pages from the last one backwards while the build goes
 forwards from the first, and the build takes what the helper rendered from the build cache, as a warm build does.
 
-A cold build (nothing kept for these inputs: a fresh clone, a changed result or line of code) spends most of its time
-on what the cache keeps (kernelbook.buildcache: each chapter's facts, each block's output; mkdocs-jupyter's rendered
-notebooks), and MkDocs renders one page after another on one core. So, when the cache is on, has not yet seen a
-build with these inputs, and the machine has a second core, the build forks a helper once the pages are known
-(hooks.on_nav). It renders pages as MkDocs does (`_populate_page`), last first, and keeps nothing but the cache's
-entries; the build then renders every page itself, in its order, those the helper did from the cache.
+A cold build (nothing kept for these inputs: a fresh clone, a changed result or line of code) spends most of its
+time on what the cache keeps (kernelbook.buildcache: each chapter's facts, each block's output; mkdocs-jupyter's
+rendered notebooks), and MkDocs renders one page after another on one core. So, when the cache is on, has not yet
+seen a build with these inputs, the build replays stored results (it measures nothing) and the machine has a second
+core, the build forks a helper once the pages are known (hooks.on_nav). It renders pages as MkDocs does
+(`_populate_page`), last first, and keeps nothing but the cache's entries; the build then renders every page itself,
+in its order, those the helper did from the cache.
 
 Each page is rendered by one of the two. A byte per page, in memory they share, says whose it is, and is changed
 under a lock: the build takes the next page unless the helper has it, and then waits for it; the helper takes the
@@ -52,14 +53,17 @@ _in_helper = False
 
 
 def wanted() -> bool:
-    """Would a helper help? A second core, a fork, and no other thread (`mkdocs serve` rebuilds in a thread beside
-    its server's: a fork there could copy a lock another thread holds)."""
+    """Would a helper help, safely? A build that replays stored results (one that may measure would run two
+    experiments on the GPU at once), a second core, a fork, and no other thread (`mkdocs serve` rebuilds in a thread
+    beside its server's: a fork there could copy a lock another thread holds)."""
+    from kernelbook import page
+
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    return cores > 1 and hasattr(os, "fork") and threading.active_count() == 1 and os.environ.get(
-        "KERNELBOOK_HELPER", "1") != "0"
+    return (cores > 1 and hasattr(os, "fork") and threading.active_count() == 1
+            and os.environ.get("KERNELBOOK_HELPER", "1") != "0" and page.mode() == "replay")
 
 
 def start(pages: Sequence[Any], render: Callable[[Any], None], leftover: Callable[[float], None] = _nothing) -> bool:
