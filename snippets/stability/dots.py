@@ -6,7 +6,7 @@ from kernelbook.chapters.stability.facts import facts
 
 f = facts()
 figs = f.figures
-fig, ax = plt.subplots(figsize=(8.2, 0.3 * len(figs) + 1.3))
+fig, ax = plt.subplots(figsize=(5.4, 0.3 * len(figs) + 1.3))  # about the column's width with its labels: 1:1
 ax.axvspan(-100 * f.firm, 100 * f.firm, color="C2", alpha=0.12, lw=0)
 ax.axvline(0, c="k", lw=0.8)
 for i, x in enumerate(figs):
