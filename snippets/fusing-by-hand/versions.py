@@ -39,6 +39,6 @@ for v in r.data["versions"]:
 print(page.table(["version", "kernels", f"ms (median of {len(runs)} runs)", "noise", "× eager",
                   "RTX 4060 Laptop (article)"], timing, align="lrrrrl", name="versions-time"))
 print()
-print(page.table(["version", "B/elem moved", "effective GB/s", "actual GB/s", "of copy"], traffic,
+print(page.table(["version", "B/elem moved", "effective GB/s", "actual GB/s", "of a 1 GiB copy"], traffic,
                  name="versions-bytes"))
 print(page.provenance(r))

@@ -1183,9 +1183,9 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
     "read_floor": ("the read-only pass is faster than the copy, so the read floor is the shorter; the LM head's "
                    "matvec read past the copy's speed and past the read's, by less",
                    lambda f: f.read_gbps > f.copy_gbps and f.lm_head_copy_share > f.lm_head_read_share > 1),
-    "savings": ("the two largest savings were the two fusing steps, both removed kernels, each removed kernel "
-                "costing more than a graph launch by MORE_THAN_HANDOFF",
-                lambda f: {_strip(f.first_label), _strip(f.second_label)} == set(FUSING_STEPS)
+    "savings": ("the two largest savings were the two fusing steps, the matvecs' first, both removed kernels, each "
+                "removed kernel costing more than a graph launch by MORE_THAN_HANDOFF",
+                lambda f: (_strip(f.first_label), _strip(f.second_label)) == FUSING_STEPS[::-1]
                 and f.top_cut_kernels and f.per_kernel_ratio > MORE_THAN_HANDOFF),
     "matvec": ("the matvec step was faster than cuBLAS's, both profiles complete, and the matvecs read faster",
                lambda f: f.matvec_saved_ms > 0 and f.matvec_profiled_all and f.matvec_gbps > f.cublas_gbps),
