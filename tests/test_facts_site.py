@@ -80,7 +80,8 @@ def test_the_pages_are_written_for_the_data_not_for_every_case():
 # that names it (and test_one_fact_reads_the_same_everywhere_on_the_site holds it to one text)
 SHARED = {
     "decode.best_ms": ("decode", "decode-far", "", "machines"),  # the six ways' best step
-    "decode.dyn_ms": ("decode", "", "machines"),  # the eager step, default cache
+    "decode.dyn_ms": ("decode", "machines"),  # the eager step, default cache
+    "decode.static_ms": ("decode", "", "takeaways"),  # the eager step, static cache: the headline's
     "machine.eager_us": ("machine", "decode", "machines"),  # what one launch costs
     "machine.matmul_tflops": ("machine", "", "machines"),
     "fusing_by_hand.norm_speedup": ("fusing-by-hand", "", "machines"),
