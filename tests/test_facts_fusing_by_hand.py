@@ -216,6 +216,22 @@ def test_guards_fused_faster(data, name, field):
     assert not _guard(name, replace(f, **{field: "slower"}))
 
 
+def test_guard_norm_beats_rms_norm(data):
+    """Against PyTorch's own fused norm the gain is small: a verdict from the paired rounds' interval, not medians."""
+    f = F.from_data(**data)
+    assert f.over_rms_norm > 1 and f.over_rms_norm_verdict in ("ahead", "behind", "level")
+    assert _guard("norm_beats_rms_norm", replace(f, over_rms_norm=1.38, over_rms_norm_verdict="ahead"))
+    assert not _guard("norm_beats_rms_norm", replace(f, over_rms_norm=1.38, over_rms_norm_verdict="level"))
+    assert not _guard("norm_beats_rms_norm", replace(f, over_rms_norm=0.97, over_rms_norm_verdict="ahead"))
+    v = copy.deepcopy(data["versions"])
+    entry = next(x for x in v["versions"] if (x["op"], x["key"]) == ("add_rmsnorm", "rms_norm"))
+    ours = next(x for x in v["versions"] if (x["op"], x["key"]) == ("add_rmsnorm", "triton"))
+    entry["time"]["values"] = [0.9 * t for t in ours["time"]["values"]]  # F.rms_norm faster in every round
+    entry["time"]["median"] = 0.9 * ours["time"]["median"]
+    slower = F.from_data(**{**data, "versions": v})
+    assert slower.over_rms_norm_verdict == "behind" and not _guard("norm_beats_rms_norm", slower)
+
+
 def test_guards_on_exactness(data):
     f = F.from_data(**data)
     assert _guard("h_exact", replace(f, h_exact=True)) and not _guard("h_exact", replace(f, h_exact=False))

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from kernelbook import across, page
+from kernelbook import across, page, stats
 from kernelbook.chapters.claims.verdicts import Verdict
 from kernelbook.chapters.machine.facts import FAR_BELOW
 
@@ -71,6 +71,8 @@ class Facts:
     norm_speedup_high: float
     norm_speedup_runs_vary: bool
     norm_fused_versus: RoundsVersus  # the Triton kernel against the Qwen2 code, round by round
+    over_rms_norm: float  # F.rms_norm's time over the Triton kernel's: the gain over PyTorch's own fused norm
+    over_rms_norm_verdict: str  # the Triton kernel minus F.rms_norm, paired by round: ahead, behind or level
     swiglu_cut: float  # share of eager SwiGLU's time the fused kernel takes off
     swiglu_cut_low: float
     swiglu_cut_high: float
@@ -207,6 +209,9 @@ def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versio
         **_headline(runs or [versions]),
         norm_fused_versus=_rounds_versus(v[("add_rmsnorm", "triton")]["time"]["values"],
                                          v[("add_rmsnorm", "eager")]["time"]["values"]),
+        over_rms_norm=v[("add_rmsnorm", "rms_norm")]["time"]["median"] / v[("add_rmsnorm", "triton")]["time"]["median"],
+        over_rms_norm_verdict=stats.paired(v[("add_rmsnorm", "triton")]["time"]["values"],
+                                           v[("add_rmsnorm", "rms_norm")]["time"]["values"])["verdict"],
         swiglu_fused_versus=_rounds_versus(v[("swiglu", "triton")]["time"]["values"],
                                            v[("swiglu", "eager")]["time"]["values"]),
         norm_bytes_ratio=v[("add_rmsnorm", "eager")]["bytes_moved"] / v[("add_rmsnorm", "triton")]["bytes_moved"],
@@ -267,7 +272,7 @@ FORMATS = {  # how each figure reads on every page (kernelbook.macros)
     "norm_speedup": "times:1", "norm_speedup_low": "times:1", "norm_speedup_high": "times:1",
     "swiglu_cut": "pct:0", "swiglu_cut_low": "pct:0", "swiglu_cut_high": "pct:0",
     "norm_bytes_ratio": "num:1", "laptop_norm_speedup": "times:1", "laptop_swiglu_cut": "pct:0",
-    "rms_norm_kernels": "num:0", "rms_norm_speedup": "times:1", "tie_limit": "pct:1",
+    "rms_norm_kernels": "num:0", "rms_norm_speedup": "times:1", "over_rms_norm": "times:2", "tie_limit": "pct:1",
     "compiled_norm_ratio": "times:3", "compiled_swiglu_ratio": "times:3",
     "compiled_norm_diff": "pct:1", "compiled_swiglu_diff": "pct:1",  # signed: negative where compiled is faster
     "compile_norm_s": "num:1", "compile_swiglu_s": "num:1",
@@ -296,6 +301,9 @@ DERIVED_FROM = {"norm_speedup": ("norm_eager_ms", "norm_triton_ms"), "ridge": ("
 GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
     "norm_fused_faster": ("the hand-written add + RMSNorm beats the Qwen2 code in every round",
                           lambda f: f.norm_fused_versus == "faster"),
+    "norm_beats_rms_norm": ("the hand-written add + RMSNorm beats F.rms_norm: the bootstrap interval of their paired "
+                            "median difference lies below zero",
+                            lambda f: f.over_rms_norm_verdict == "ahead" and f.over_rms_norm > 1),
     "swiglu_fused_faster": ("the fused SwiGLU beats eager's in every round",
                             lambda f: f.swiglu_fused_versus == "faster"),
     "h_exact": ("the new residual h is bit-identical to eager's at every shape", lambda f: f.h_exact),
