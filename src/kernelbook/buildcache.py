@@ -8,12 +8,11 @@ pull request could plant an entry), keyed by one digest of everything they can r
     every file under src/kernelbook/ and snippets/, pyproject.toml, mkdocs.yml, every file of each results folder
     the KERNELBOOK_* settings, and the versions of Python and of the packages that render (torch, matplotlib, ...)
 
-so a changed result, a changed line of code or another machine makes a new key and nothing old is served; an edit
-of a page's prose changes none of them, so the page re-renders from the cache. The first build under a new key
-shares its work with a forked helper on a second core (kernelbook.prefill), which fills the cache from the last page
-backwards. The cache is used by site builds
-only (hooks.py turns it on), never by the tests or the CLI. KERNELBOOK_CACHE=0 turns it off; deleting the folder is
-always safe.
+so a changed result, a changed line of code or another machine makes a new key and nothing old is served; an edit of
+a page's prose changes none of them, so the page re-renders from the cache. The first build under a new key shares
+its work with a forked helper on a second core (kernelbook.prefill), which fills the cache from the last page
+backwards. The cache is used by site builds only (hooks.py turns it on), never by the tests or the CLI.
+KERNELBOOK_CACHE=0 turns it off; deleting the folder is always safe.
 
 One more kind is kept for every process, tests and CLI included: a result file's schema verdict (`content`), keyed
 by the hash of the file's bytes and of the schema versions and the code that decide it, so it cannot go stale.

@@ -66,9 +66,9 @@ def wanted() -> bool:
             and os.environ.get("KERNELBOOK_HELPER", "1") != "0" and page.mode() == "replay")
 
 
-def start(pages: Sequence[Any], render: Callable[[Any], None], leftover: Callable[[float], None] = _nothing) -> bool:
-    """Fork the helper for `pages` (in the build's order; `render(page)` renders one as the build would). False when
-    none was started. `leftover(since)` tidies what a helper killed in the middle of a page may have left (called by
+def start(pages: Sequence[Any], render: Callable[[Any], None], leftover: Callable[[float], None] = _nothing) -> None:
+    """Fork the helper for `pages` (in the build's order; `render(page)` renders one as the build would).
+    `leftover(since)` tidies what a helper killed in the middle of a page may have left (called by
     the build, with the time the helper started)."""
     global _shared
     finish()
@@ -83,7 +83,6 @@ def start(pages: Sequence[Any], render: Callable[[Any], None], leftover: Callabl
             os._exit(code)
     shared.pid = pid
     _shared = shared
-    return True
 
 
 def _help(shared: _Shared, pages: Sequence[Any], render: Callable[[Any], None]) -> None:
