@@ -19,9 +19,13 @@ def prose(text: str) -> str:
     return FENCE.sub("", text)
 
 
+GUARD = re.compile(r"\{\{-?\s*(?:holds|needs)\(.*?\)\s*-?\}\}", re.S)  # a guard call: no words of the page
+
+
 def stats(text: str) -> tuple[int, int, int]:
-    """(template characters, prose characters, conditionals: {% if %} blocks and inline `x if c else y`)."""
-    p = prose(text)
+    """(template characters, prose characters, conditionals: {% if %} blocks and inline `x if c else y`). A guard
+    call names what a sentence rests on and renders nothing where it holds: it is neither."""
+    p = GUARD.sub("", prose(text))
     return (sum(len(m) for m in TEMPLATE.findall(p)), len(p),
             len(IF_BLOCK.findall(p)) + len(INLINE_IF.findall(p)))
 

@@ -6,6 +6,7 @@ import copy
 from dataclasses import replace
 
 import pytest
+from guardcases import both_ways
 
 from kernelbook import page
 from kernelbook.chapters.fusing_by_hand import facts as F
@@ -235,8 +236,8 @@ def test_guard_norm_beats_rms_norm(data):
 def test_guards_on_exactness(data):
     f = F.from_data(**data)
     assert _guard("h_exact", replace(f, h_exact=True)) and not _guard("h_exact", replace(f, h_exact=False))
-    assert _guard("y_past_one_step", replace(f, y_max_steps=2))
-    assert not _guard("y_past_one_step", replace(f, y_max_steps=1))
+    assert _guard("y_differs", replace(f, y_max_steps=1))
+    assert not _guard("y_differs", replace(f, y_max_steps=0))
     assert _guard("swiglu_exact", replace(f, swiglu_max_steps=0))
     assert not _guard("swiglu_exact", replace(f, swiglu_max_steps=1))
     assert _guard("compiled_differs", replace(f, compiled_differs=True))
@@ -247,14 +248,19 @@ def test_guard_laptop_closer(data):
     f = replace(F.from_data(**data), laptop_h_exact=True, laptop_y_max_steps=1)
     assert _guard("laptop_closer", replace(f, y_max_steps=2))
     assert not _guard("laptop_closer", replace(f, y_max_steps=1))  # as close as the laptop
-    assert not _guard("laptop_closer", replace(f, y_max_steps=2, laptop_h_exact=False))
+    # the sentence speaks of y alone: the laptop's h does not decide it
+    assert _guard("laptop_closer", replace(f, y_max_steps=2, laptop_h_exact=False))
 
 
-def test_guard_rounds_capped(data):
+def test_guards_rounds_capped_and_several_noisy(data):
     f = F.from_data(**data)
-    assert _guard("rounds_capped", replace(f, all_quiet=False, noisy_count=4))
-    assert not _guard("rounds_capped", replace(f, all_quiet=False, noisy_count=1))
-    assert not _guard("rounds_capped", replace(f, all_quiet=True, noisy_count=0))
+    assert _guard("rounds_capped", replace(f, all_quiet=False)) and _guard("several_noisy", replace(f, noisy_count=4))
+    assert _guard("rounds_capped", replace(f, all_quiet=False, noisy_count=1))
+    assert not _guard("several_noisy", replace(f, all_quiet=False, noisy_count=1))
+    quiet = replace(f, all_quiet=True, noisy_count=0, rounds=10, noisiest_pct=0.33)
+    assert not _guard("rounds_capped", quiet) and not _guard("several_noisy", quiet)
+    assert "after 10 rounds" in F.GUARDS["rounds_capped"].found(quiet)
+    assert F.GUARDS["several_noisy"].found(quiet).startswith("no version stayed noisy")
 
 
 def test_guards_on_the_roofline(data):
@@ -265,18 +271,41 @@ def test_guards_on_the_roofline(data):
     assert not _guard("some_below_copy", replace(f, slow_versions=0))
 
 
-def test_guard_beats_bytes(data):
+def test_guards_beats_bytes_and_share_higher(data):
     f = replace(F.from_data(**data), norm_bytes_ratio=5.25, norm_triton_share=0.9, norm_eager_share=0.68)
-    assert _guard("beats_bytes", replace(f, norm_speedup=7.0))
+    assert _guard("beats_bytes", replace(f, norm_speedup=7.0)) and _guard("share_higher", f)
     assert not _guard("beats_bytes", replace(f, norm_speedup=5.0))  # no more than the bytes predict
-    assert not _guard("beats_bytes", replace(f, norm_speedup=7.0, norm_eager_share=0.95))
+    assert not _guard("share_higher", replace(f, norm_eager_share=0.95))
+    assert _guard("beats_bytes", replace(f, norm_speedup=7.0, norm_eager_share=0.95))  # one clause each
 
 
-def test_guard_compiled_noisiest(data):
+def test_guards_compiled_noisy_and_noisiest_apart(data):
     f = F.from_data(**data)
-    assert _guard("compiled_noisiest", replace(f, compiled_quiet=False, compiled_noisiest=True))
-    assert not _guard("compiled_noisiest", replace(f, compiled_quiet=False, compiled_noisiest=False))
-    assert not _guard("compiled_noisiest", replace(f, compiled_quiet=True, compiled_noisiest=False))
+    assert _guard("compiled_noisy", replace(f, compiled_noisy=True))
+    assert not _guard("compiled_noisy", replace(f, compiled_noisy=False))
+    assert _guard("compiled_noisiest", replace(f, compiled_noisy=False, compiled_noisiest=True))
+    assert not _guard("compiled_noisiest", replace(f, compiled_noisy=True, compiled_noisiest=False))
+
+
+def test_compiled_noisy_only_when_neither_compiled_version_is_quiet(data):
+    for v in data["versions"]["versions"]:
+        v["time"].update(quiet=True, noise_pct=0.3)
+    f = F.from_data(**data)
+    assert not f.compiled_noisy and f.noise_other_high == 0.3
+    _version(data, "swiglu", "compiled")["time"].update(quiet=False, noise_pct=20.0)
+    assert not F.from_data(**data).compiled_noisy
+    _version(data, "add_rmsnorm", "compiled")["time"].update(quiet=False, noise_pct=16.0)
+    assert F.from_data(**data).compiled_noisy
+
+
+def test_h_counts_the_shapes_that_differ(data):
+    cases = data["exactness"]["triton"]
+    f = F.from_data(**data)
+    assert f.shapes == len(cases) and f.h_shapes_differ == 0 and f.h_max_steps == 0
+    cases[0]["h"].update(bit_identical=False, max_steps=1)
+    f = F.from_data(**data)
+    assert f.h_shapes_differ == 1 and f.h_max_steps == 1
+    assert f"at 1 of {len(cases)} shapes" in F.GUARDS["h_exact"].found(f)
 
 
 def test_compiled_ratio_is_one_plus_the_difference(data):
@@ -298,3 +327,35 @@ def test_the_ridge_is_the_machine_chapters_from_the_two_medians(data):
     d = F.derive(f)
     assert d["ridge"] == pytest.approx(125) and d["ridge_over_intensity"] == pytest.approx(125 / f.intensity_high)
     assert d["far_below_ridge"] == (125 / f.intensity_high >= F.FAR_BELOW)
+
+
+GUARD_CASES = {  # each guard: fields that make it hold, fields that make it fail
+    "norm_fused_faster": ({"norm_fused_versus": "faster"}, {"norm_fused_versus": "level"}),
+    "swiglu_fused_faster": ({"swiglu_fused_versus": "faster"}, {"swiglu_fused_versus": "slower"}),
+    "norm_beats_rms_norm": ({"over_rms_norm": 1.38, "over_rms_norm_verdict": "ahead"},
+                            {"over_rms_norm": 1.01, "over_rms_norm_verdict": "level"}),
+    "h_exact": ({"h_exact": True}, {"h_exact": False, "h_shapes_differ": 1, "h_max_steps": 1}),
+    "swiglu_exact": ({"swiglu_max_steps": 0}, {"swiglu_max_steps": 1}),
+    "y_differs": ({"y_max_steps": 2}, {"y_max_steps": 0}),
+    "laptop_closer": ({"y_max_steps": 2, "laptop_y_max_steps": 1}, {"y_max_steps": 1, "laptop_y_max_steps": 1}),
+    "compiled_differs": ({"compiled_differs": True}, {"compiled_differs": False}),
+    "some_below_copy": ({"slow_versions": 2}, {"slow_versions": 0, "share_low": 0.82, "share_high": 0.95}),
+    "share_higher": ({"norm_triton_share": 0.9, "norm_eager_share": 0.68},
+                     {"norm_triton_share": 0.7, "norm_eager_share": 0.8}),
+    "beats_bytes": ({"norm_speedup": 7.0, "norm_bytes_ratio": 5.25}, {"norm_speedup": 5.0, "norm_bytes_ratio": 5.25}),
+    "far_below_ridge": ({"ridge_over_intensity": 190.0}, {"ridge_over_intensity": 40.0}),
+    "rms_norm_faster": ({"rms_norm_speedup": 5.1}, {"rms_norm_speedup": 0.9}),
+    "compiled_noisy": ({"compiled_noisy": True}, {"compiled_noisy": False, "compiled_quiet": True}),
+    "compiled_noisiest": ({"compiled_noisiest": True}, {"compiled_noisiest": False}),
+    "rounds_capped": ({"all_quiet": False}, {"all_quiet": True}),
+    "several_noisy": ({"noisy_count": 4}, {"noisy_count": 1}),
+}
+
+
+def test_every_guard_has_a_case():
+    assert set(GUARD_CASES) == set(F.GUARDS)
+
+
+@pytest.mark.parametrize("name", sorted(GUARD_CASES))
+def test_each_guard_holds_one_way_and_fails_the_other_with_values(data, name):
+    both_ways(name, F.GUARDS[name], F.from_data(**data), *GUARD_CASES[name])

@@ -239,3 +239,58 @@ def test_derived_ratios_divide_the_medians_shown(data):
     assert d["ridge_over_swiglu"] == pytest.approx(125 / f.swiglu_flop_per_byte)
     assert d["ridge_above_laptop"] == (125 > f.laptop_ridge)
     assert set(F.DERIVED_FROM) <= set(d) and set(F.DERIVED_FROM) <= set(F.FORMATS)
+
+
+def _found(name, f):
+    return F.GUARDS[name].found(f)
+
+
+def test_guard_speedup_runs_vary_needs_a_second_run(data):
+    one = F.from_data(**data)
+    assert not _guard("speedup_runs_vary", one)
+    assert _found("speedup_runs_vary", one) == (f"the graph speedup, {one.launch_speedup:.1f}×, comes from a single "
+                                                "run, so whether runs disagree needs a second run")
+    c = data["ceilings"]
+    assert _guard("speedup_runs_vary", F.from_data(**data, runs=[_run(c, k_eager=1.7), c]))
+    near = F.from_data(**data, runs=[c, c])
+    assert not _guard("speedup_runs_vary", near) and _found("speedup_runs_vary", near).startswith(
+        "the graph speedup's 2 runs ran from")
+
+
+def test_each_guard_says_what_fails_with_the_values(data):
+    launch = data["ceilings"]["launch"]
+    for t, noise in ((launch["eager_ms"], 0.4), (launch["graph_ms"], 0.3)):
+        t.update(quiet=True, noise_pct=noise)
+    data["ceilings"]["bandwidth"]["read"].update(quiet=False, noise_pct=0.74)
+    f = F.from_data(**{**data, "l2_bytes": 4 * F.GIB})
+    assert _found("launches_noisy", f) == ("2 of the three launch timings settled: the eager loop (±0.4%), the "
+                                           "graph replay (±0.3%)")
+    assert _found("passes_quiet", f) == "not every pass settled: read ±0.7% at the cap"
+    assert _found("copy_exceeds_l2", f) == "the copied 2,048 MiB fit in the 4,096 MiB L2"
+    assert _found("copy_exceeds_l2", F.from_data(**data)).startswith("the run did not record the L2's size")
+    assert f"{f.matmul_samples:,} samples" in _found("matmul_noisy", f)
+    low = replace(f, ridge=100.0, ridge_over_swiglu=40.0, laptop_host_us=20.0, launch_speedup=9.5,
+                  eager_us=f.host_us * 2, eager_noise=10.0, host_noise=10.0)
+    assert _found("ridge_above_laptop", low).endswith("its ridge, 100 FLOP per byte, is no further right than the "
+                                                      f"laptop's {low.laptop_ridge:.0f}")
+    assert "only 40 times below the ridge of 100" in _found("swiglu_far_below_ridge", low)
+    assert _found("host_as_laptop", low).startswith("the laptop's 20.0 µs lies outside the middle 80%")
+    assert _found("graph_gain_below_laptop", low) == "the graph speedup is 9.5×, against the laptop's 8 to 9×"
+    assert _found("eager_paced_by_host", low).endswith("100% apart, more than the two timings' noise of 20%")
+    assert "does not lie above the graph replay's" in _found("host_bound", f)
+    for name, guard in F.GUARDS.items():
+        assert "_" not in guard.says and "FAR_BELOW" not in guard.says, name
+
+
+GUARD_CASES = {  # each guard and the test that drives it both ways
+    "ridge_above_laptop": test_guard_ridge_above_laptop, "copy_exceeds_l2": test_guard_copy_exceeds_l2,
+    "passes_quiet": test_guards_on_the_ceilings_noise, "matmul_noisy": test_guards_on_the_ceilings_noise,
+    "swiglu_far_below_ridge": test_guard_swiglu_far_below_ridge, "launches_noisy": test_guard_launches_noisy,
+    "host_bound": test_guard_host_bound, "eager_paced_by_host": test_guard_eager_paced_by_host,
+    "host_as_laptop": test_guard_host_as_laptop, "graph_gain_below_laptop": test_guard_graph_gain_below_laptop,
+    "speedup_runs_vary": test_guard_speedup_runs_vary_needs_a_second_run,
+}
+
+
+def test_every_guard_has_a_case():
+    assert set(GUARD_CASES) == set(F.GUARDS)

@@ -6,6 +6,7 @@ import copy
 from dataclasses import replace
 
 import pytest
+from guardcases import both_ways
 
 from kernelbook import page
 from kernelbook.chapters.memory_bound import facts as F
@@ -145,22 +146,29 @@ def test_guards_on_the_laptops_byte_counts(data):
     assert not _guard("norm_as_laptop", F.from_data(**data))
 
 
-def test_guard_bytes_miss_time(data):
+def test_guards_on_each_chains_time(data):
     _time(data, "add_rmsnorm", 1.05)
     _time(data, "swiglu", 0.97)
-    assert not _guard("bytes_miss_time", F.from_data(**data))
-    _time(data, "swiglu", 1.12)
-    assert not _guard("bytes_miss_time", F.from_data(**data))  # one chain inside the band
+    f = F.from_data(**data)
+    assert not _guard("norm_misses_time", f) and not _guard("swiglu_misses_time", f)
+    _time(data, "swiglu", 1.12)  # SwiGLU's 1.12x on the H200
+    f = F.from_data(**data)
+    assert not _guard("norm_misses_time", f) and _guard("swiglu_misses_time", f)
     _time(data, "add_rmsnorm", 1.48)
-    assert _guard("bytes_miss_time", F.from_data(**data))
+    _time(data, "swiglu", 1.07)  # SwiGLU's 1.07x on the H100: inside the band
     f = F.from_data(**data)
-    assert not _guard("bytes_miss_time", replace(f, swiglu_over_predicted=1.0, norm_over_predicted=0.95))
+    assert _guard("norm_misses_time", f) and not _guard("swiglu_misses_time", f)
+    assert "1.07×" in F.GUARDS["swiglu_misses_time"].found(f)
+    _time(data, "add_rmsnorm", 0.8)  # faster than its bytes' time: not "more than the band over"
+    assert not _guard("norm_misses_time", F.from_data(**data))
 
 
-def test_guard_far_below_ridge(data):
+def test_guards_far_below_the_ridge_one_machine_each(data):
     f = F.from_data(**data)
-    assert _guard("far_below_ridge", replace(f, ridge_over_intensity=F.FAR_BELOW, laptop_ridge_over_intensity=200))
-    assert not _guard("far_below_ridge", replace(f, laptop_ridge_over_intensity=F.FAR_BELOW - 1))
+    assert _guard("little_arithmetic", replace(f, ridge_over_intensity=F.FAR_BELOW, laptop_ridge_over_intensity=1))
+    assert not _guard("little_arithmetic", replace(f, ridge_over_intensity=F.FAR_BELOW - 1))
+    assert _guard("laptop_far_below_ridge", replace(f, ridge_over_intensity=1, laptop_ridge_over_intensity=200))
+    assert not _guard("laptop_far_below_ridge", replace(f, laptop_ridge_over_intensity=F.FAR_BELOW - 1))
 
 
 def test_guard_laptop_within_band(data):
@@ -170,16 +178,18 @@ def test_guard_laptop_within_band(data):
 
 
 def test_guards_on_the_kernels(data):
-    f = F.from_data(**data)
-    assert _guard("only_vectorized_keep_pace", replace(f, norm_only_vectorized_keep_pace=True, norm_streaming_within=3))
+    f = F.from_data(**data)  # the fixture: every kernel 11-14% over its bytes' time
+    assert not _guard("some_keep_pace", f) and _guard("others_fell_behind", f)
+    assert _guard("some_keep_pace", replace(f, norm_streaming_within=3))
+    assert _guard("only_vectorized_keep_pace", replace(f, norm_only_vectorized_keep_pace=True))
     assert not _guard("only_vectorized_keep_pace", replace(f, norm_only_vectorized_keep_pace=False))
-    assert not _guard("only_vectorized_keep_pace", replace(f, norm_only_vectorized_keep_pace=True,
-                                                           norm_streaming_within=0))
-    assert _guard("not_every_kernel_within", f)  # the fixture: every kernel over the band
     for c in data["eager_bytes"]["chains"].values():
         for k in c["kernels"]:
             k["us"] = k["predicted_us"]
-    assert not _guard("not_every_kernel_within", F.from_data(**data))
+    g = F.from_data(**data)
+    assert _guard("some_keep_pace", g) and not _guard("others_fell_behind", g)
+    assert not _guard("only_vectorized_keep_pace", g)  # the generic kernels kept pace too
+    assert f"not exactly the {g.norm_vectorized} " in F.GUARDS["only_vectorized_keep_pace"].found(g)
     assert _guard("norm_has_tiny", f)
     norm = _chain(data, "add_rmsnorm")
     norm["kernels"] = [k for k in norm["kernels"] if k["bytes_per_elem"] >= F.STREAMING]
@@ -205,3 +215,27 @@ def test_derived_ratios_divide_the_figures_beside_them(data):
     assert d["norm_over_predicted"] == pytest.approx(2.0) and d["swiglu_over_predicted"] == pytest.approx(1.25)
     assert d["norm_bytes_ratio"] == pytest.approx(f.norm_bytes / f.norm_fused_bytes)
     assert set(F.DERIVED_FROM) <= set(d) and {k for k, v in d.items() if not isinstance(v, bool)} <= set(F.FORMATS)
+
+
+GUARD_CASES = {  # each guard: fields that make it hold, fields that make it fail
+    "norm_as_laptop": ({"norm_as_laptop": True}, {"norm_as_laptop": False}),
+    "little_arithmetic": ({"ridge_over_intensity": 190.0}, {"ridge_over_intensity": 40.0}),
+    "laptop_far_below_ridge": ({"laptop_ridge_over_intensity": 134.0}, {"laptop_ridge_over_intensity": 40.0}),
+    "norm_misses_time": ({"norm_over_predicted": 1.48}, {"norm_over_predicted": 1.05}),
+    "swiglu_misses_time": ({"swiglu_over_predicted": 1.12}, {"swiglu_over_predicted": 1.07}),
+    "laptop_within_band": ({"laptop_norm_over_predicted": 1.0}, {"laptop_norm_over_predicted": 1.2}),
+    "some_keep_pace": ({"norm_streaming_within": 3}, {"norm_streaming_within": 0}),
+    "only_vectorized_keep_pace": ({"norm_only_vectorized_keep_pace": True}, {"norm_only_vectorized_keep_pace": False}),
+    "others_fell_behind": ({"norm_worst_over_predicted": 2.69}, {"norm_worst_over_predicted": 1.05}),
+    "norm_has_tiny": ({"norm_tiny": 2}, {"norm_tiny": 0}),
+    "rms_norm_one_kernel": ({"rms_norm_own_kernels": 1}, {"rms_norm_own_kernels": 3}),
+}
+
+
+def test_every_guard_has_a_case():
+    assert set(GUARD_CASES) == set(F.GUARDS)
+
+
+@pytest.mark.parametrize("name", sorted(GUARD_CASES))
+def test_each_guard_holds_one_way_and_fails_the_other_with_values(data, name):
+    both_ways(name, F.GUARDS[name], F.from_data(**data), *GUARD_CASES[name])

@@ -98,13 +98,28 @@ PREFILL = {"prefill_kernel_us_high": 33.5, "launch_us": 8.1, "laptop_kernel_ms_l
            "prefill_host_us": 610.0, "prefill_gpu_us": 333.0, "prefill_launch_us": 138.0}
 
 
-@pytest.mark.parametrize("turned", [{"prefill_kernel_us_high": 600.0}, {"prefill_host_us": 300.0},
-                                    {"prefill_launch_us": 400.0}])
-def test_guard_prefill_host_both_ways(data, turned):
-    f = dataclasses.replace(F.from_data(**data), **PREFILL)
-    test = F.GUARDS["prefill_host"][1]
-    assert test(f)
-    assert not test(dataclasses.replace(f, **turned))
+# each guard the page names, driven both ways: (guard, fields under which it holds, the change that turns it)
+GUARD_CASES = [
+    ("prefill_kernels_shorter", PREFILL, {"prefill_kernel_us_high": 600.0}),
+    ("prefill_host_over_gpu", PREFILL, {"prefill_host_us": 300.0}),
+    ("prefill_launch_under_gpu", PREFILL, {"prefill_launch_us": 400.0}),
+    ("fusion_saves", {"prefill_saved_share": 0.1}, {"prefill_saved_share": -0.01}),
+    ("liger_raced", {"liger_raced": True}, {"liger_raced": False}),
+]
+
+
+@pytest.mark.parametrize("name, holding, turned", GUARD_CASES, ids=[c[0] for c in GUARD_CASES])
+def test_each_guard_is_driven_both_ways_by_the_data(data, name, holding, turned):
+    guard = F.GUARDS[name]
+    f = dataclasses.replace(F.from_data(**data), **holding)
+    assert guard.test(f)
+    assert not guard.test(dataclasses.replace(f, **turned))
+    words = guard.found(dataclasses.replace(f, **turned))  # what a flag says there: values, never None
+    assert words and "None" not in words
+
+
+def test_every_guard_has_a_case():
+    assert {c[0] for c in GUARD_CASES} == set(F.GUARDS)
 
 
 def test_guard_fusion_saves_both_ways(data):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 
 import pytest
 
@@ -451,28 +452,31 @@ def _holds(name: str, f: F.Facts) -> bool:
 
 def test_the_add_goal_open_at_one_noisy_shape_names_it_and_its_programs(data):
     f = F.from_data(**data)
-    assert f.add_open == F.Open() and not _holds("add_goal_open", f) and not _holds("add_open_programs", f)
+    assert f.add_open == F.Open() and not _holds("add_newest_undecided", f) and not _holds("add_open_programs", f)
+    assert F.GUARDS["add_newest_undecided"].absent[0](f) and F.GUARDS["add_open_programs"].absent[0](f)
     older = copy.deepcopy(data["add"])  # an older run that met the goal everywhere
     s = _at(data["add"], 8192, 4096)
     ours = s["versions"]["ours"]
     s["versions"]["copy"].update(quiet=False, noise_pct=1.5, values=[ours["ms"] * x for x in (0.97, 1.0) * 5])
-    assert not _holds("add_goal_open", F.from_data(**data))  # one run: none met the goal everywhere
+    assert _holds("add_newest_undecided", F.from_data(**data))  # one run, one shape undecided
     f = F.from_data(**data, runs={ADD: [older, data["add"]]})
     assert f.add_open == F.Open("8,192 × 4,096", ours["share_of_copy"], s["best_config"][0] * 4096 * 2 // 1024,
                                 s["copy_config"][0] * 2 // 1024, True)
     assert (f.add_runs, f.add_met_runs, f.add_newest_noisy) == (2, 1, ("8,192 × 4,096",))
-    assert f.add_goal_noisy_text == "8,192 × 4,096" and _holds("add_goal_open", f)
+    assert f.add_goal_noisy_text == "8,192 × 4,096" and _holds("add_newest_undecided", f)
+    assert _holds("add_ahead_every_run", f) and _holds("add_missed_no_run", f)
     # the newest run's shape is named whichever run the one rule reads the words of
     g = F.from_data(older, data["swiglu"], data["designs"], "H200", {ADD: [older, data["add"]]})
-    assert g.add_open == f.add_open and _holds("add_goal_open", g)
+    assert g.add_open == f.add_open and _holds("add_newest_undecided", g)
     assert _holds("add_open_programs", dataclasses.replace(f, add_open=dataclasses.replace(f.add_open, kib=16,
                                                                                            copy_kib=2)))
     assert not _holds("add_open_programs", dataclasses.replace(f, add_open=dataclasses.replace(f.add_open, kib=2,
                                                                                                copy_kib=2)))
-    assert not _holds("add_goal_open", dataclasses.replace(f, add_ahead_every_run=False))
-    assert not _holds("add_goal_open", dataclasses.replace(f, add_missed_no_run=False))
     _at(older, 32768, 4096)["versions"]["ours"]["share_of_copy"] = 0.5  # a shape decidedly under in the older run
-    assert not _holds("add_goal_open", F.from_data(**data, runs={ADD: [older, data["add"]]}))
+    h = F.from_data(**data, runs={ADD: [older, data["add"]]})
+    assert not _holds("add_missed_no_run", h) and h.add_missed_runs == 1
+    assert "in 1 of 2 runs" in F.GUARDS["add_missed_no_run"].found(h)
+    assert _holds("add_newest_undecided", h)  # the newest run's words: still one shape undecided
 
 
 def test_lists_read_as_words_and_each_designs_share_as_a_field(data):
@@ -488,68 +492,86 @@ def test_lists_read_as_words_and_each_designs_share_as_a_field(data):
         assert (getattr(f, f"{d}_low"), getattr(f, f"{d}_high")) == (f.design_low[d], f.design_high[d])
 
 
-_NOISY = {"swiglu_newest_noisy_big": True, "swiglu_quiet_big_runs": 1, "swiglu_runs": 3}
-_PLACED = {"swiglu_runs": 3, "swiglu_all_ahead_runs": 1, "copy_behind_runs": 1}
-
-
-_AT_COPY = {"add_share_low": 0.985, "swiglu_share_low": 0.999, "small_share_high": 0.83}
-
-
-@pytest.mark.parametrize("name, holding, turned", [
-    ("large_at_copy", _AT_COPY, {"add_share_low": 0.979}),
-    ("large_at_copy", _AT_COPY, {"swiglu_share_low": 0.97}),
-    ("large_at_copy", _AT_COPY, {"small_share_high": 0.98}),
-    ("one_row_close", {"one_row_close": True}, {"one_row_close": False}),
-    ("tile_never_ahead", {"tile_never_ahead": True}, {"tile_never_ahead": False}),
+CASES = [  # each guard: fields that make it hold, and fields that turn it
+    ("add_large_at_copy", {"add_share_low": 0.985}, {"add_share_low": 0.979}),
+    ("swiglu_large_at_copy", {"swiglu_share_low": 0.999}, {"swiglu_share_low": 0.97}),
+    ("small_under", {"small_share_high": 0.83}, {"small_share_high": 0.98}),
     ("small_own_work", {"small_own_work_shows": True}, {"small_own_work_shows": False}),
+    ("add_ahead_every_run", {"add_ahead_every_run": True}, {"add_ahead_every_run": False, "add_ahead_runs": 1}),
+    ("add_missed_no_run", {"add_missed_no_run": True}, {"add_missed_no_run": False, "add_missed_runs": 1}),
+    ("add_newest_undecided", {"add_newest_noisy": ("8,192 × 8,192",)},
+     {"add_newest_noisy": ("8,192 × 8,192", "8,192 × 4,096")}),
+    ("add_open_programs", {"add_open": F.Open("8,192 × 8,192", 0.986, 16, 2, True)},
+     {"add_open": F.Open("8,192 × 8,192", 0.986, 2, 2, True)}),
+    ("rms_norm_far_below", {"rms_norm_share_high": 0.75, "figure_share_low": 0.94},
+     {"rms_norm_share_high": 0.9, "figure_share_low": 0.94}),
+    ("one_row_close", {"one_row_close": True}, {"one_row_close": False, "one_row_low": 0.93}),
+    ("tile_never_ahead", {"tile_never_ahead": True}, {"tile_never_ahead": False, "tile_lead_points": 0.8}),
     ("add_own_placements", {"add_own_placements": True}, {"add_own_placements": False}),
-    ("designs", {"designs_all_quiet": True, "designs_none_ahead": True}, {"designs_all_quiet": False}),
-    ("designs", {"designs_all_quiet": True, "designs_none_ahead": True}, {"designs_none_ahead": False}),
-    ("rerun_lower", {"rerun_shows": True, "rerun_higher": False}, {"rerun_higher": True}),
-    ("rerun_lower", {"rerun_shows": True, "rerun_higher": False}, {"rerun_shows": False}),
+    ("designs_none_ahead", {"designs_none_ahead": True},
+     {"designs_none_ahead": False, "designs_ahead": (F.AtShape("8,192 × 8,192", ("split row",)),)}),
     ("warp_not_run", {"warp_not_run": True}, {"warp_not_run": False}),
-    ("warp_rows", {}, {"warp_fit_behind": False}),
-    ("warp_rows", {}, {"warp_spills": False}),
-    ("warp_rows", {}, {"multi_warp_barriers": False}),
-    ("swiglu_noisy_big", _NOISY, {"swiglu_newest_noisy_big": False}),
-    ("swiglu_noisy_big", _NOISY, {"swiglu_quiet_big_runs": 0}),
-    ("swiglu_rounds", {}, {"divides_swept": "ieee"}),
-    ("swiglu_rounds", {}, {"swiglu_all_near_copy": False}),
-    ("swiglu_placed", _PLACED, {"copy_behind_runs": 0}),
-    ("swiglu_placed", _PLACED, {"swiglu_copy_ahead_same": False}),
-    ("swiglu_placed", _PLACED, {"swiglu_behind_no_run": False}),
-    ("swiglu_placed", _PLACED, {"swiglu_same_placements": False}),
-    ("swiglu_placed", _PLACED, {"swiglu_met_every_run": False}),
-    ("swiglu_placed", _PLACED, {"swiglu_newest_level": False}),
-    ("swiglu_placed", _PLACED, {"swiglu_all_ahead_runs": 0}),
-    ("swiglu_placed", _PLACED, {"swiglu_all_ahead_runs": 3}),
-    ("inexact_compiled", {}, {"inexact_compiled": False}),
-    ("inexact_compiled", {}, {"inexact_level": False}),
-    ("inexact_compiled", {}, {"inexact_runs": 0}),
+    ("warp_fit_behind", {"warp_fits": True, "warp_fit_behind": True}, {"warp_fit_behind": False}),
+    ("warp_fit_behind", {"warp_fits": True, "warp_fit_behind": True},
+     {"warp_fits": False, "warp_spill_widths_text": "4,096 and 8,192"}),
+    ("one_warp_no_barrier", {"one_warp_barrier_free": True}, {"one_warp_barrier_free": False}),
+    ("wider_barriers", {"multi_warp_barriers": True}, {"multi_warp_barriers": False}),
+    ("rerun_apart", {"rerun_shows": True}, {"rerun_shows": False, "rerun_points": 0.08}),
+    ("divides_both", {"divides_swept": "both"}, {"divides_swept": "ieee", "approx_differ": 3000}),
+    ("swiglu_near_copy", {"swiglu_all_near_copy": True}, {"swiglu_all_near_copy": False, "swiglu_all_low": 0.97}),
+    ("swiglu_behind_no_run", {"swiglu_behind_no_run": True}, {"swiglu_behind_no_run": False, "swiglu_behind_runs": 1}),
+    ("swiglu_met_every_run", {"swiglu_met_every_run": True}, {"swiglu_met_every_run": False, "swiglu_met_runs": 2}),
+    ("swiglu_newest_ahead", {"swiglu_newest_ahead": True}, {"swiglu_newest_ahead": False}),
+    ("swiglu_newest_level", {"swiglu_newest_level": True}, {"swiglu_newest_level": False}),
+    ("copy_ahead_most", {"copy_ahead": 3, "swiglu_big": 4}, {"copy_ahead": 1, "swiglu_big": 4, "copy_behind": 3}),
+    ("copy_ahead_most", {"copy_ahead": 3, "swiglu_big": 4}, {"copy_ahead": 2, "swiglu_big": 4}),
+    ("copy_ahead_same", {"swiglu_copy_ahead_same": True},
+     {"swiglu_copy_ahead_same": False, "copy_ahead_low": 2, "copy_ahead_high": 3}),
+    ("compiled_level", {"swiglu_compiled_level": True}, {"swiglu_compiled_level": False}),
+    ("compiled_inexact", {"swiglu_compiled_level": True, "inexact_shows": True, "inexact_compiled": True,
+                          "inexact_level": True}, {"inexact_level": False}),
+    ("compiled_inexact", {"swiglu_compiled_level": True, "inexact_shows": True, "inexact_compiled": True,
+                          "inexact_level": True}, {"inexact_compiled": False}),
+    # where torch.compile was level nowhere, the clause is compiled_level's to flag, not this one's
+    ("compiled_inexact", {"swiglu_compiled_level": False, "inexact_shows": False},
+     {"swiglu_compiled_level": True, "inexact_shows": False}),
     ("probe_moves_more", {"probe_more_runs": 1}, {"probe_more_runs": 0}),
-    ("ieee_occupancy", {}, {"ieee_holds_fewer": False}),
-    ("ieee_occupancy", {}, {"beat_copy_all_ieee": False}),
-])
+    ("beat_copy_ieee", {"beat_copy_all_ieee": True}, {"beat_copy_all_ieee": False}),
+    ("ieee_holds_fewer", {"ieee_holds_fewer": True}, {"ieee_holds_fewer": False, "held_ieee": 16}),
+    ("swiglu_newest_noisy", {"swiglu_newest_noisy_big": True}, {"swiglu_newest_noisy_big": False}),
+]
+WORDS_ONLY = {"warp_not_run", "one_warp_no_barrier", "wider_barriers", "swiglu_newest_ahead", "swiglu_newest_level",
+              "compiled_level", "compiled_inexact", "swiglu_newest_noisy"}  # a flag that names a fact, not a figure
+
+
+def test_every_guard_has_a_case():
+    assert {c[0] for c in CASES} == set(F.GUARDS)
+
+
+@pytest.mark.parametrize("name, holding, turned", CASES)
 def test_each_guard_holds_on_one_value_and_fails_on_another(data, name, holding, turned):
     f = dataclasses.replace(F.from_data(**data), **holding)
     assert _holds(name, f)
-    assert not _holds(name, dataclasses.replace(f, **turned))
+    failed = dataclasses.replace(f, **turned)
+    assert not _holds(name, failed)
+    said = F.GUARDS[name].found(failed)  # what a flag says where it fails: in words, with the values
+    code = re.findall(r"\b[a-z0-9]+_[a-z0-9_]+\b", said.replace("F.rms_norm", "F.rms-norm"))  # a label, not code
+    assert said and not code and (name in WORDS_ONLY or any(c.isdigit() for c in said)), said
 
 
 def test_the_guards_follow_the_data_they_read(data):
     """The guards on facts read from edited data, not only on replaced fields."""
-    assert not _holds("rerun_lower", F.from_data(**data))  # the fixture's row kernel reads higher in its rerun
-    for s in data["designs"]["shapes"]:
-        for v in s["versions"].values():
-            v["quiet"] = True
-    assert _holds("designs", F.from_data(**data))
+    assert _holds("rerun_apart", F.from_data(**data))  # the fixture's row kernel reads apart in its rerun
+    assert _holds("designs_none_ahead", F.from_data(**data))
     s = _at(data["designs"], 8192, 8192)
     s["versions"]["split_row"]["share_of_copy"] = s["versions"]["row_kernel"]["share_of_copy"] + 0.01
-    assert not _holds("designs", F.from_data(**data))
+    f = F.from_data(**data)
+    assert not _holds("designs_none_ahead", f)
+    assert F.GUARDS["designs_none_ahead"].found(f) == "split row at 8,192 × 8,192 ran ahead of the row kernel"
     F.probe(data["swiglu"])["registers"]["per_thread"]["ieee"] = 29  # as many programs per SM with either divide
-    assert not _holds("ieee_occupancy", F.from_data(**data))
+    assert not _holds("ieee_holds_fewer", F.from_data(**data))
     data["swiglu"]["mismatches"]["approx"]["differ"] = 3000
-    assert not _holds("swiglu_rounds", F.from_data(**data))
+    assert not _holds("divides_both", F.from_data(**data))
 
 
 # ---- the shares over several runs (merged): what the tables show and the share figures read --------------------------
@@ -587,10 +609,12 @@ def test_the_swiglu_counts_read_every_run_and_the_named_words_the_newest(data):
     f = F.from_data(**data, runs=runs)
     assert (f.swiglu_runs, f.swiglu_all_ahead_runs, f.inexact_runs) == (2, 1, 1)
     assert f.swiglu_newest_level and f.swiglu_behind_no_run and f.swiglu_met_every_run
-    assert _holds("inexact_compiled", f)
+    assert _holds("compiled_level", f) and _holds("compiled_inexact", f)
     # the older run's words read as the newest's where the page names them as the newest run's
     g = F.from_data(data["add"], older, data["designs"], "H200", runs)
     assert (g.inexact_shape, g.swiglu_level_text, g.swiglu_newest_level) == (f.inexact_shape, f.swiglu_level_text, True)
-    assert _holds("inexact_compiled", g)
+    assert _holds("compiled_level", g) and _holds("compiled_inexact", g)
     h = F.from_data(data["add"], older, data["designs"], "H200", {SWIGLU: [data["swiglu"], older]})  # older newest
-    assert h.inexact_runs == 1 and not _holds("inexact_compiled", h) and not h.swiglu_newest_level
+    assert h.inexact_runs == 1 and not h.swiglu_newest_level
+    assert not _holds("compiled_level", h) and F.GUARDS["compiled_level"].absent[0](h)
+    assert _holds("compiled_inexact", h)  # level nowhere: one flag, compiled_level's, says so

@@ -388,8 +388,22 @@ def _guard(name, f):
     return F.GUARDS[name][1](f)
 
 
+def _found(name, f):
+    return F.GUARDS[name].found(f)
+
+
+def _absent(name, f):
+    pred, words = F.GUARDS[name].absent
+    return words if pred(f) else ""
+
+
 def test_guard_two_each_both_ways(runs):
-    assert not _guard("two_each", F.from_data(runs, "H200"))  # the fixture: one run of each
+    f = F.from_data(runs, "H200")
+    assert not _guard("two_each", f)  # the fixture: one run of each
+    assert _found("two_each", f) == (f"each of the {f.experiments} experiments has a single run of the current code, "
+                                     "so how firm a figure is needs a second run")
+    _another(runs, "allocator.caching", True, "2099-01-01")
+    assert _found("two_each", F.from_data(runs, "H200")).startswith(f"{f.experiments - 1} of the {f.experiments}")
     for name in F.EXPERIMENTS:
         _another(runs, name, True, "2099-01-01")
     assert _guard("two_each", F.from_data(runs, "H200"))
@@ -459,12 +473,17 @@ def test_guard_decode_clocks_both_ways(runs):
     assert not _guard("decode_clocks", F.from_data(runs, "H200"))
 
 
-def test_guard_same_picks_both_ways(runs):
-    assert not _guard("same_picks", F.from_data(runs, "H200"))  # one run: nothing compared
+def test_guards_picks_compared_and_picks_same_both_ways(runs):
+    f = F.from_data(runs, "H200")
+    assert not _guard("picks_compared", f) and _guard("picks_same", f)  # one run: nothing compared
+    assert "single stored run" in _absent("picks_compared", f)
     _another(runs, "torch_compile.codegen", False, "2000-01-01")
-    assert _guard("same_picks", F.from_data(runs, "H200"))
+    f = F.from_data(runs, "H200")
+    assert _guard("picks_compared", f) and _guard("picks_same", f)
     runs["torch_compile.codegen"][0].data["mlp_1token_max_autotune"]["summary"]["kernel_names"][0] = "triton_tem_x"
-    assert not _guard("same_picks", F.from_data(runs, "H200"))
+    f = F.from_data(runs, "H200")
+    assert _guard("picks_compared", f) and not _guard("picks_same", f)
+    assert "2 stored runs kept 2 different sets" in _found("picks_same", f)
 
 
 def test_the_far_tuning_counts_the_sites_that_moved_and_says_which_way(runs):
@@ -485,19 +504,121 @@ def test_the_far_tuning_counts_the_sites_that_moved_and_says_which_way(runs):
 
 
 def test_guard_runs_disagree_both_ways(runs):
-    assert not _guard("runs_disagree", F.from_data(runs, "H200"))  # one run of each: nothing to disagree
-    _another(runs, "machine.ceilings", True, "2099-01-01", lambda d: _slower_eager(d, 1.5))
+    f = F.from_data(runs, "H200")
+    assert not _guard("runs_disagree", f)  # one run of each: nothing to disagree
+    assert _found("runs_disagree", f).startswith("every headline figure has a single run")
+    for name in F.EXPERIMENTS:
+        _another(runs, name, True, "2099-01-01")  # a second run, the same figures: nothing disagrees
+    f = F.from_data(runs, "H200")
+    assert not _guard("runs_disagree", f) and _found("runs_disagree", f).startswith("no figure's runs")
+    runs["machine.ceilings"][-1] = dataclasses.replace(runs["machine.ceilings"][-1],
+                                                       data=copy.deepcopy(runs["machine.ceilings"][-1].data))
+    _slower_eager(runs["machine.ceilings"][-1].data, 1.5)
     f = F.from_data(runs, "H200")
     assert _guard("runs_disagree", f) and "eager launch" in f.unsettled_labels
 
 
-def test_guard_launch_unsettled_both_ways(runs):
-    def slower(d, k):
-        _slower_eager(d, k)
-        d["launch"]["host_enqueue_us"]["median"] *= k
-    _another(runs, "machine.ceilings", True, "2099-01-01", lambda d: slower(d, 1.5))
-    assert _guard("launch_unsettled", F.from_data(runs, "H200"))
+def _slower_launch(d, k):
+    _slower_eager(d, k)
+    d["launch"]["host_enqueue_us"]["median"] *= k
+
+
+def test_guards_eager_and_host_unsettled_each_read_their_own_figure(runs):
+    f = F.from_data(runs, "H200")
+    assert not _guard("eager_unsettled", f) and not _guard("host_unsettled", f)  # one run: not unsettled
+    assert "has one run of the current code" in _found("eager_unsettled", f)
+    assert "whether its runs disagree needs a second run" in _found("host_unsettled", f)
+    _another(runs, "machine.ceilings", True, "2099-01-01", lambda d: _slower_launch(d, 1.5))
+    f = F.from_data(runs, "H200")
+    assert _guard("eager_unsettled", f) and _guard("host_unsettled", f)
     runs["machine.ceilings"][-1].data["launch"]["host_enqueue_us"]["median"] /= 1.5  # the host's time as before
     f = F.from_data(runs, "H200")
-    assert "eager launch" in f.unsettled_labels and not _guard("launch_unsettled", f)
+    assert _guard("eager_unsettled", f) and not _guard("host_unsettled", f)
+    assert "2 runs of the current code lie 0.0% apart" in _found("host_unsettled", f)
 
+
+def test_guard_all_judged_needs_a_second_run_of_every_figure(runs):
+    f = F.from_data(runs, "H200")
+    assert not _guard("all_judged", f) and "how firm a figure is needs a second run" in _absent("all_judged", f)
+    _another(runs, "machine.ceilings", True, "2099-01-01")
+    f = F.from_data(runs, "H200")
+    assert not _guard("all_judged", f) and not _absent("all_judged", f)  # some figures have two runs: flagged
+    assert _found("all_judged", f).startswith(f"{f.one_run_figures} of the {f.n_figures} headline figures")
+    for name in F.EXPERIMENTS[1:]:
+        _another(runs, name, True, "2099-01-01")
+    assert _guard("all_judged", F.from_data(runs, "H200"))
+
+
+def test_guard_launch_moved_both_ways(runs):
+    f = F.from_data(runs, "H200")
+    assert not _guard("launch_moved", f) and "single stored run" in _absent("launch_moved", f)
+    _another(runs, "machine.ceilings", False, "2000-01-01", lambda d: _slower_eager(d, 1.019))  # within 2%
+    f = F.from_data(runs, "H200")
+    assert not _guard("launch_moved", f) and not _absent("launch_moved", f)
+    assert "over its 2 stored runs the eager cost per launch ran from" in _found("launch_moved", f)
+    _another(runs, "machine.ceilings", False, "2000-01-02", lambda d: _slower_eager(d, 1.03))
+    assert _guard("launch_moved", F.from_data(runs, "H200"))
+
+
+def test_guard_far_compared_both_ways(runs):
+    f = F.from_data(runs, "H200")
+    assert not _guard("far_compared", f) and "single stored run" in _absent("far_compared", f)
+    _another(runs, "decode_far.ladder", False, "2000-01-01")
+    f = F.from_data(runs, "H200")
+    assert _guard("far_compared", f) and f.far_sites_moved == 0
+
+
+def test_the_earlier_code_guards_give_way_where_no_earlier_run_is_stored(runs):
+    f = F.from_data(runs, "H200")
+    for name in ("earlier", "moved"):
+        assert not _guard(name, f) and _absent(name, f).startswith("no run of earlier code is stored")
+    _another(runs, "allocator.caching", False, "2000-01-01")
+    f = F.from_data(runs, "H200")
+    assert _guard("earlier", f) and not _guard("moved", f) and not _absent("moved", f)
+    assert _found("moved", f).startswith("none of the 1 earlier-code runs")
+
+
+def test_each_guard_says_what_fails_with_the_values(runs):
+    """Every guard's words where it fails, on facts where it does: no code name, the values in them."""
+    _another(runs, "machine.ceilings", False, "2000-01-01", lambda d: _slower_eager(d, 1.5))
+    new = _another(runs, "decode.six_ways", False, "2000-01-02")
+    runs["decode.six_ways"][0] = dataclasses.replace(new, versions=("2.10", *new.versions[1:]))
+    f = F.from_data(runs, "H200")
+    gap = max(abs(x.eager_over_host - 1) for x in f.launch_runs if x.current)
+    bad = dataclasses.replace(f, launch_tracks_current=False, launch_clocks_same=False, decode_clocks_same=False,
+                              eager_host_low=0.8, graph_modes_host=False)
+    assert _found("host_paced", bad).endswith(f"lay {page.pct(gap)} from the host's enqueue time "
+                                              f"({page.num(f.launch_runs[-1].eager_us, 2)} against "
+                                              f"{page.num(f.launch_runs[-1].host_us, 2)} µs)")
+    assert "SM at" in _found("launch_clocks", bad) and "SM at" in _found("decode_clocks", bad)
+    assert _found("eager_host", bad).endswith("only 80.0% of the step")
+    assert "reduce-overhead's step ran" in _found("graph_host", bad)
+    assert not _guard("same_sw", f) and _found("same_sw", f).startswith("the stored runs used 2 sets of software: ")
+    assert "torch 2.10," in _found("same_sw", f)
+    for name, guard in F.GUARDS.items():
+        assert "FIRM" not in guard.says and "_" not in guard.says, name
+
+
+GUARD_CASES = {  # each guard and the test above that drives it both ways
+    "all_judged": test_guard_all_judged_needs_a_second_run_of_every_figure,
+    "runs_disagree": test_guard_runs_disagree_both_ways,
+    "eager_unsettled": test_guards_eager_and_host_unsettled_each_read_their_own_figure,
+    "host_unsettled": test_guards_eager_and_host_unsettled_each_read_their_own_figure,
+    "host_paced": test_guard_host_paced_reads_the_current_runs_only,
+    "launch_moved": test_guard_launch_moved_both_ways,
+    "launch_clocks": test_guard_launch_clocks_both_ways,
+    "eager_host": test_guard_eager_host_both_ways,
+    "graph_host": test_guard_graph_host_both_ways,
+    "decode_clocks": test_guard_decode_clocks_both_ways,
+    "picks_compared": test_guards_picks_compared_and_picks_same_both_ways,
+    "picks_same": test_guards_picks_compared_and_picks_same_both_ways,
+    "far_compared": test_guard_far_compared_both_ways,
+    "two_each": test_guard_two_each_both_ways,
+    "same_sw": test_guard_same_sw_both_ways,
+    "earlier": test_guard_earlier_both_ways,
+    "moved": test_guard_moved_both_ways,
+}
+
+
+def test_every_guard_has_a_case():
+    assert set(GUARD_CASES) == set(F.GUARDS)

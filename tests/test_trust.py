@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, ROOT, run_file
 
-from kernelbook import cli, page, provenance, registry, schema, store
+from kernelbook import cli, page, paths, provenance, registry, schema, store
 from kernelbook.registry import EXPERIMENTS
 
 PRIMARY = "nvidia-h200"
@@ -387,9 +387,10 @@ def test_the_ledger_and_the_machines_page_have_a_column_per_folder(committed):
     assert READER in store.machines()
     from kernelbook.chapters.claims import ledger
 
-    assert ledger.measured_machines() == [PRIMARY, READER]
+    book = [PRIMARY, *paths.book_machines()]  # the H200 and the book's second GPU, then the reader's
+    assert ledger.measured_machines() == [*book, READER]
     heads = [page.machine_label(page.result("machine.ceilings", m)) for m in ledger.measured_machines()]
-    assert heads == ["H200", "H200 Fixture"] and len(set(heads)) == len(heads)
+    assert heads == ["H200", "H100 80GB HBM3", "H200 Fixture"] and len(set(heads)) == len(heads)
 
 
 def mark_stored_strings(rec: dict) -> None:

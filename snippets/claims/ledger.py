@@ -6,7 +6,7 @@ from kernelbook.chapters.claims.verdicts import VARIES, describe
 
 machines = ledger.measured_machines()
 records = ledger.published()
-judged = {m: ledger.judge_all(m) for m in machines}
+judged = {m: ledger.judged_on(m) for m in machines}
 LAP_RIDGE = records["machine.ceilings"]["ridge_flop_per_byte"]
 LAP_SWIGLU = records["memory_bound.eager_bytes"]["swiglu_flop_per_byte"]
 labels = {m: page.machine_label(page.result("machine.ceilings", m)) for m in machines}
@@ -106,17 +106,41 @@ def runs(j):  # how many runs the verdict rests on, of how many
     return str(j.runs) if len(j.deciding) == j.runs else f"{len(j.deciding)} of {j.runs}"
 
 
-heads = ["the article says", "judged by", "RTX 4060 Laptop (article)"]
-for k, m in enumerate(machines):  # the primary's columns plainly, another machine's named after it
-    heads += [labels[m], "verdict", "runs"] if k == 0 else [labels[m], f"verdict ({labels[m]})", f"runs ({labels[m]})"]
+def short(label):  # a column head: the GPU without its memory, 'H100 80GB HBM3' -> 'H100'
+    return re.sub(r"\s+\d+\s*GB\b.*$", "", label)
+
+
+def cell(j, m, differs):  # one GPU's column: the verdict (bold where the GPUs differ), its figure, the runs behind it
+    verdict = f"[{j.verdict}]({href(j.row.page)})"
+    n = runs(j)
+    under = "" if n == "—" else f"<br><small>{n} run{'s' * (n != '1')}</small>"
+    shown = figure(j, m)
+    shown = "" if shown in ("", "—") else f"<br>{shown}"
+    return f"{f'**{verdict}**' if differs else verdict}{shown}{under}"
+
+
+heads = {m: short(labels[m]) for m in machines}  # the full labels where two short ones would read alike
+if len(set(heads.values())) < len(heads):
+    heads = labels
+mine = {m: {j.row.id: j for j in judged[m]} for m in machines}  # each GPU's judgement of each row
+differ = set(ledger.differing({r.id: {m: mine[m][r.id].verdict for m in machines} for r in ledger.ROWS}))
+full_heads = ["the article says", "judged by", "RTX 4060 Laptop (article)"]
+for k, m in enumerate(machines):  # the downloads: every column apart, the primary's plainly, another's named after it
+    full_heads += [labels[m], "verdict", "runs"] if k == 0 else [labels[m], f"verdict ({labels[m]})",
+                                                                 f"runs ({labels[m]})"]
+full_heads += ["verdicts differ"] * (len(machines) > 1)
 for i, (part, rows) in enumerate(ledger.by_part(judged[machines[0]])):
     print(f"\n### {part}\n")
-    table = []
+    table, full = [], []
     for j in rows:
         laptop = LAPTOP[j.row.id](j) if j.row.id in LAPTOP else breakable(j.laptop)
-        cells = [breakable(j.row.claim), test_of(j.row), laptop]
+        mark = '<strong title="the verdict differs between the GPUs">≠</strong> ' if j.row.id in differ else ""
+        cells, whole = [mark + breakable(j.row.claim), test_of(j.row), laptop], [j.row.claim, test_of(j.row), laptop]
         for m in machines:
-            mine = next(x for x in judged[m] if x.row.id == j.row.id)
-            cells += [figure(mine, m), f"[{mine.verdict}]({href(j.row.page)})", runs(mine)]
+            there = mine[m][j.row.id]
+            cells.append(cell(there, m, j.row.id in differ))
+            whole += [figure(there, m), there.verdict, runs(there)]
         table.append(cells)
-    print(page.table(heads, table, align="lll" + "rlr" * len(machines), name=f"claims-{i + 1}"))
+        full.append(whole + ["yes" if j.row.id in differ else "no"] * (len(machines) > 1))
+    print(page.table(["the article says", "judged by", "RTX 4060 Laptop (article)", *heads.values()], table,
+                     align="lll" + "l" * len(machines), name=f"claims-{i + 1}", full=(full_heads, full)))

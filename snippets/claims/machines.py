@@ -2,6 +2,7 @@ import statistics
 
 from kernelbook import macros, page, paths, store
 from kernelbook.chapters.claims import ledger as claims
+from kernelbook.chapters.machines import carry
 from kernelbook.registry import EXPERIMENTS
 
 ROWS = [  # (label, chapter, fact): each cell is the chapter's fact, as its page shows it
@@ -41,11 +42,24 @@ def cell(chapter: str, name: str, machine: str) -> str:
     return "—" if value is None else str(value)
 
 
-# the machine the site is built from first, then the others
-machines = sorted(claims.measured_machines(), key=lambda m: m != paths.primary_machine())
+# the machine the site is built from first, then the book's second GPU, then readers' GPUs
+book = [paths.primary_machine(), *carry.measured()]
+machines = sorted(claims.measured_machines(), key=lambda m: book.index(m) if m in book else len(book))
 pub = {e: store.load(e, claims.LAPTOP).data for e in ("machine.ceilings", "fusing_by_hand.versions", "decode.six_ways")}
-rows = [[label, *[cell(chapter, name, m) for m in machines], LAPTOP[label](pub) if label in LAPTOP else "—"]
-        for label, chapter, name in ROWS]
+
+
+def ratio(chapter: str, name: str, a: str, b: str) -> str:
+    """b's figure over a's (the second measured machine's over the primary's), from the facts' own values."""
+    try:
+        x, y = (getattr(macros.raw_facts(chapter, m), name) for m in (a, b))
+    except (FileNotFoundError, store.StoreError):
+        return "—"
+    return "—" if not x or y is None else f"{y / x:.2f}"
+
+
+pair = book[:2] if len(book) > 1 and set(book[:2]) <= set(machines) else []  # the primary and the book's second GPU
+rows = [[label, *[cell(chapter, name, m) for m in machines], *([ratio(chapter, name, *pair)] if pair else []),
+         LAPTOP[label](pub) if label in LAPTOP else "—"] for label, chapter, name in ROWS]
 
 
 def run_s(name: str, machine: str) -> float:
@@ -57,6 +71,9 @@ def run_s(name: str, machine: str) -> float:
 
 minutes = [sum(run_s(e.name, m) for e in EXPERIMENTS if store.status(e.name, m) in (store.FRESH, store.STALE)) / 60
            for m in machines]
-rows.append(["GPU minutes its results record", *[page.num(x, 0) for x in minutes], "—"])
-heads = ["", *[page.machine_label(page.result("machine.ceilings", m)) for m in machines], "RTX 4060 Laptop (article)"]
+ratios = [f"{minutes[machines.index(pair[1])] / minutes[machines.index(pair[0])]:.2f}"] if pair else []
+rows.append(["GPU minutes its results record", *[page.num(x, 0) for x in minutes], *ratios, "—"])
+labels = [page.machine_label(page.result("machine.ceilings", m)) for m in machines]
+over = [f"{labels[machines.index(pair[1])]} ÷ {labels[machines.index(pair[0])]}"] if pair else []
+heads = ["", *labels, *over, "RTX 4060 Laptop (article)"]
 print(page.table(heads, rows, name="machines"))

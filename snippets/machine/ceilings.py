@@ -21,9 +21,11 @@ copy, read, write = (across.of([machine.bandwidth(d, k) for d in runs]) for k in
 mm = across.of([machine.matmul_rate(d) for d in runs])
 laptop_ridge = (f"{page.fact('machine', 'laptop_ridge')} (the article's own ridge, "
                 f"{page.fact('machine', 'laptop_ridge_published')}, divides by DRAM bandwidth)")
+several = len(runs) > 1  # one run: no median of runs to speak of
 samples = {k: page.num(statistics.median(d["bandwidth"][k]["n"] for d in runs), 0) for k in ("copy", "read", "write")}
 print(page.table(
-    ["ceiling", f.gpu, f"± noise, median of {len(runs)} runs", "samples, median of runs", "RTX 4060 Laptop (article)"],
+    ["ceiling", f.gpu, f"± noise, median of {len(runs)} runs" if several else "± noise, one run",
+     "samples, median of runs" if several else "samples", "RTX 4060 Laptop (article)"],
     [
         [LABELS["copy"], page.fact("machine", "copy_gbps") + across.runs_note(copy, 0), spread(copy), samples["copy"],
          page.num(f.laptop_copy_gbps, 0)],

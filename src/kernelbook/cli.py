@@ -135,8 +135,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not bad:
         for line in guards.unsettled_pages(machine=machine) if strict else []:  # a note, not a failure (yet)
             print(f"NOTE     {line}: true of the medians shown, not of every run's verdicts")
+        flagged = [] if strict else guards.check_pages(machine=machine)  # flagged on its pages, not a failure
+        for line in flagged:
+            print(f"FLAG     {line}")
         print(f"kernelbook check: all {len(EXPERIMENTS)} experiments have fresh results on {machine}"
-              + (" and every guard the pages name holds" if strict else ""))
+              + (" and every guard the pages name holds" if strict else
+                 f"; {len(flagged)} guard{'s' if len(flagged) != 1 else ''} the pages name "
+                 f"do{'es' if len(flagged) == 1 else ''} not hold there (flagged ⚑ on its build of the site)"
+                 if flagged else "; every guard the pages name holds there too"))
         return 0
     for line in bad:
         print(line)

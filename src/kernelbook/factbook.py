@@ -53,6 +53,8 @@ class Source:
         span = "" if not days else (f", {_day(days[0])}" if len(days) == 1
                                      else f", {_day(days[0])} to {_day(days[-1])}")
         what = " from " + ", ".join(self.experiments) if self.experiments else ""
+        if self.rule in ("median", "across", "min", "max") and len(self.runs) == 1:  # no spread: say what would
+            return f"one run{span}{what}; a second run would show how firm it is"
         if self.rule in ("min", "max"):
             which = "lowest" if self.rule == "min" else "highest"
             return f"the {which} over {len(self.runs)} runs{span}, runs {_g(self.low)} to {_g(self.high)}{what}"
@@ -128,7 +130,7 @@ def _compute_book(chapter: str, machine: str | None) -> Book:
     if not getattr(module, "ONE_RULE", True):  # a chapter that reads every stored run itself says how
         own = Source("own", inputs=(module.RULE,))
         return Book(chapter, machine, base, dict.fromkeys(names, own), tuple(read))
-    if machine == paths.primary_machine():
+    if machine in (paths.primary_machine(), paths.pyproject_primary()):  # the H200's figures read alike in any build
         for e, rs in runs.items():
             if len(rs) < 2 or e not in picked:
                 continue

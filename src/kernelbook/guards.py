@@ -6,12 +6,21 @@ data decides the predicates it rests on:
     {{ holds("fused_faster") }}
     The hand-written kernel ran add + RMSNorm **{{ f.norm_speedup }}** faster than eager.
 
-A chapter declares them in its facts module, each with the claim in words and a test of its facts:
+A chapter declares them in its facts module, each with the claim in a reader's words, a test of its facts, the
+phrases of the page that state it, and what the data shows where it fails, in a reader's words with the values:
 
     GUARDS = {
-        "fused_faster": ("the fused add + RMSNorm beats eager in every round",
-                         lambda f: f.norm_fused_versus == "faster"),
+        "fused_faster": Guard("the fused add + RMSNorm beat eager in every round",
+                              lambda f: f.norm_fused_versus == "faster",
+                              states=("faster than eager",),
+                              found=lambda f: f"the fused add + RMSNorm was {f.norm_fused_versus} against eager"),
     }
+
+A guard states what its sentence states, no more and no less: `states` holds one phrase (or a tuple of
+alternatives) per clause of its test, each found in the Markdown the call guards, from the call to the end of its
+paragraph or list item (tests/test_guard_words.py holds every page to this). `absent` says what a machine may not
+have measured at all (`absent=(lambda f: f.ring_us is None, "the ring step was not built")`): there the whole
+paragraph gives way to that one sentence, instead of a paragraph of empty fields.
 
 `holds("decode.graph_faster")` names another chapter's guard. On the primary machine (pyproject's) a guard that
 stops holding fails `mkdocs build --strict` and `python -m kernelbook check` with one line that names the page, the
@@ -43,12 +52,49 @@ class UnknownGuard(KeyError):
     pass
 
 
+class Guard(tuple):
+    """A guard as GUARDS declares it. It unpacks as the pair (says, test) that older code and tests read."""
+
+    says: str
+    test: Callable[[Any], bool]
+    states: tuple[str | tuple[str, ...], ...]
+    found: Callable[[Any], str] | None
+    absent: tuple[Callable[[Any], bool], str | Callable[[Any], str]] | None  # the words may read the facts
+
+    def __new__(cls, says: str, test: Callable[[Any], bool], *, states: tuple = (),
+                found: Callable[[Any], str] | None = None,
+                absent: tuple[Callable[[Any], bool], str | Callable[[Any], str]] | None = None) -> Guard:
+        self = super().__new__(cls, (says, test))
+        self.says, self.test, self.states, self.found, self.absent = says, test, tuple(states), found, absent
+        return self
+
+    def __reduce__(self):  # pickled (the build cache, the prefill helper) as it was declared
+        return (_guard_again, (self.says, self.test, self.states, self.found, self.absent))
+
+
+def _guard_again(says, test, states, found, absent) -> Guard:
+    return Guard(says, test, states=states, found=found, absent=absent)
+
+
+def as_guard(declared: Any) -> Guard:
+    """A GUARDS entry as a Guard: a plain (says, test) pair is one with nothing more said."""
+    return declared if isinstance(declared, Guard) else Guard(*declared)
+
+
 @dataclass(frozen=True)
 class Outcome:
     name: str  # 'chapter.guard'
     says: str
     holds: bool
     read: tuple[tuple[str, Any], ...]  # the fields the test read, and their values
+    found: str = ""  # where it fails: what the data shows instead, in a reader's words with the values
+    absent: str = ""  # where it fails because the machine did not measure it: what was not measured
+
+    def in_words(self) -> str:
+        """What a reader is told where it fails: what the data shows, or else the claim that does not hold."""
+        if self.absent:
+            return self.absent
+        return self.found or f"not so: {self.says}"
 
     def what_changed(self) -> str:
         fields = ", ".join(k if v is True and k.startswith("in ") else f"{k} = {_show(v)}" for k, v in self.read)
@@ -71,10 +117,11 @@ class _Recorder:
         return value
 
 
-def declared(chapter: str) -> dict[str, tuple[str, Callable[[Any], bool]]]:
+def declared(chapter: str) -> dict[str, Guard]:
     import importlib
 
-    return getattr(importlib.import_module(f"kernelbook.chapters.{chapter}.facts"), "GUARDS", {})
+    return {k: as_guard(v) for k, v in
+            getattr(importlib.import_module(f"kernelbook.chapters.{chapter}.facts"), "GUARDS", {}).items()}
 
 
 def evaluate(name: str, chapter: str, machine: str | None = None) -> Outcome:
@@ -84,30 +131,46 @@ def evaluate(name: str, chapter: str, machine: str | None = None) -> Outcome:
     if short not in guards:
         raise UnknownGuard(f"no guard {short!r} in kernelbook/chapters/{chapter}/facts.py GUARDS "
                            f"(it has: {', '.join(sorted(guards)) or 'none'})")
-    says, test = guards[short]
     book = factbook.book(chapter, machine)
-    return _outcome(f"{chapter}.{short}", says, test, book.facts)
+    return _outcome(f"{chapter}.{short}", guards[short], book.facts)
 
 
-def _outcome(name: str, says: str, test: Callable[[Any], bool], facts: Any, label: str = "") -> Outcome:
+def _outcome(name: str, guard: Guard, facts: Any, label: str = "") -> Outcome:
     rec = _Recorder(facts)
     try:
-        ok = bool(test(rec))
-    except (TypeError, ValueError, ZeroDivisionError) as e:  # a field it reads is missing (None): not true here
+        ok = bool(guard.test(rec))
+    except (TypeError, ValueError, ZeroDivisionError, AttributeError) as e:  # a field it reads is missing (None)
         ok = False
         rec._read["error"] = f"{type(e).__name__}: {e}"
     where = (("in " + label, True),) if label and not ok else ()
-    return Outcome(name, says, ok, (*where, *rec._read.items()))
+    found = absent = ""
+    if not ok:
+        absent = _said(lambda f: _words(guard.absent[1], f) if guard.absent[0](f) else "", facts) \
+            if guard.absent else ""
+        found = _said(guard.found, facts) if guard.found else ""
+    return Outcome(name, guard.says, ok, (*where, *rec._read.items()), found, absent)
+
+
+def _words(words: str | Callable[[Any], str], facts: Any) -> str:
+    return words if isinstance(words, str) else words(facts)
+
+
+def _said(words: Callable[[Any], str], facts: Any) -> str:
+    """A guard's words on these facts; none where a field they print is missing."""
+    try:
+        return str(words(facts) or "")
+    except (TypeError, ValueError, ZeroDivisionError, AttributeError, KeyError, IndexError):
+        return ""
 
 
 def in_every_run(name: str, chapter: str, machine: str | None = None) -> list[Outcome]:
     """The guard over each older fresh run's words and verdicts (with the medians shown): where it fails, the runs
     do not all bear the paragraph out (`kernelbook check` notes it; the build does not fail on it yet)."""
     chapter, _, short = name.rpartition(".") if "." in name else (chapter, ".", name)
-    says, test = declared(chapter)[short]
+    guard = declared(chapter)[short]
     book = factbook.book(chapter, machine)
     return [o for label, facts in book.each_run
-            if not (o := _outcome(f"{chapter}.{short}", says, test, facts, label)).holds]
+            if not (o := _outcome(f"{chapter}.{short}", guard, facts, label)).holds]
 
 
 def strict(machine: str | None = None) -> bool:
@@ -142,7 +205,7 @@ def check_pages(docs: Path | None = None, machine: str | None = None) -> list[st
     for md in sorted(docs.glob("*.md")):
         text = md.read_text()
         chapter = macros.chapter_of(md.name)
-        for kind, names in calls(text):
+        for kind, names in dict.fromkeys(calls(text)):  # a call the page makes twice, once
             for name in names:
                 try:
                     out = evaluate(name, chapter, machine)
@@ -154,8 +217,9 @@ def check_pages(docs: Path | None = None, machine: str | None = None) -> list[st
                                  f"{type(e).__name__}: {e}")
                     continue
                 if not out.holds:
+                    found = f" (here: {out.absent or out.found})" if out.absent or out.found else ""
                     lines.append(f"docs/{md.name}, paragraph \"{paragraph(text, name, kind)}\": "
-                                 f"{out.what_changed()}")
+                                 f"{out.what_changed()}{found}")
     return lines
 
 

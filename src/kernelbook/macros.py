@@ -323,12 +323,64 @@ def _guard(kind: str, names: tuple[str, ...]) -> str:
         line = f"{where}: " + "; ".join(o.what_changed() for o in failed)
         print(f"ERROR   -  kernelbook: {line}", file=sys.stderr, flush=True)  # the one line, even under -q
         raise guards.GuardError(line)
+    new = [o for o in failed if o.name not in {x.name for _, x in _page["failed"]}]
     _page["failed"].extend((kind, o) for o in failed)
-    says = "; ".join(o.says for o in failed)
-    text = html.escape(f"Not true of {machine}: {says}", quote=True)
+    here, written_for = gpu_names(machine)
+    claim = html.escape(f"Written for the {written_for}: " + "; ".join(o.says for o in failed), quote=True)
+    anchor = f' id="{flag_id(new[0].name)}"' if new else ""
+    more = "".join(f'<a id="{flag_id(o.name)}"></a>' for o in new[1:])  # each failing guard: a link target
+    absent = [o for o in failed if o.absent]
+    if absent and kind == "holds":  # nothing to flag: the paragraph's figures were not measured here
+        text = html.escape(f"Not measured on the {here}: {absent[0].absent}. This paragraph, written for the "
+                           f"{written_for}'s runs, is left out here.")
+        return f'{ABSENT}{more}<span class="kb-flag kb-absent"{anchor} title="{claim}">⚑ {text}</span>{ABSENT_END}'
+    text = html.escape(f"Not so on the {here}: " + "; ".join(o.in_words() for o in failed) + ".")
     if kind == "needs":
-        return f'\n!!! warning "This section rests on what does not hold here"\n    {text}\n\n'
-    return f'<span class="kb-flag" title="{text}">⚑ not true here:</span> '
+        return f'\n!!! warning "This section rests on what does not hold on the {html.escape(here)}"\n    {text}\n\n'
+    return f'{more}<span class="kb-flag"{anchor} title="{claim}">⚑ {text}</span> '
+
+
+ABSENT, ABSENT_END = "\ue000", "\ue001"  # around a flag that stands for its whole paragraph or list item
+_ABSENT_FLAG = re.compile(ABSENT + r"(.*?)" + ABSENT_END, re.S)
+_BLOCK_END = re.compile(r"\n[ \t]*\n|\n[ \t]*(?:[-*+]|\d+\.)[ \t]|\Z")
+_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d+\.)[ \t]+|[ \t]*")  # a list item's marker (or a line's indent), kept
+
+
+def _give_way(markdown: str) -> str:
+    """Each paragraph or list item that holds an absent flag, from its first line to its last, replaced by the flag
+    (the list marker and indent of its first line kept)."""
+    while m := _ABSENT_FLAG.search(markdown):
+        start = markdown.rfind("\n\n", 0, m.start())
+        start = 0 if start < 0 else start + 2
+        last = None  # the item the flag sits in, not the list's first item
+        for line in re.finditer(r"(?m)^[ \t]*(?:[-*+]|\d+\.)[ \t]", markdown[start:m.start()]):
+            last = line
+        if last is not None:
+            start += last.start()
+        header = re.match(r"[ \t]*(?:!!!|\?\?\?\+?)[^\n]*\n", markdown[start:m.start()])
+        if header:  # an admonition's first paragraph: its title line stays, the box keeps its body
+            start += header.end()
+        end = _BLOCK_END.search(markdown, m.end()).start()
+        lead = _ITEM.match(markdown, start)[0]
+        gone = markdown[start:m.start()] + markdown[m.end():end]  # another flag's link target stays on the page
+        keep = "".join(f'<a id="{i}"></a>' for i in re.findall(r'id="(kb-flag-[^"]+)"', gone))
+        markdown = markdown[:start] + lead + keep + m[1] + markdown[end:]
+    return markdown
+
+
+def gpu_names(machine: str) -> tuple[str, str]:
+    """This build's GPU and the one the pages are written for, as a reader reads them ('H100 80GB HBM3', 'H200')."""
+    return store.machine_label(machine), store.machine_label(paths.pyproject_primary())
+
+
+def flag_id(name: str) -> str:
+    return "kb-flag-" + name.replace(".", "-").replace("_", "-")
+
+
+def finish(markdown: str) -> str:
+    """The page's Markdown once its fields are filled: a fact inside inline code as bare text, and a paragraph whose
+    figures this machine did not measure given way to the one sentence that says so."""
+    return _give_way(unwrap_in_code(markdown))
 
 
 def holds(*names: str) -> str:
@@ -342,15 +394,36 @@ def needs(*names: str) -> str:
 
 
 def flag_box() -> str:
-    """The page's top box: every guard that does not hold on this machine (empty on the primary, where a failing
-    guard stops the build)."""
+    """The page's top box: each guard that does not hold on this machine, once, linked to where it is flagged: what
+    the page states, then what this machine measured, or that it did not measure it (empty on the primary, where a
+    failing guard stops the build)."""
     if not _page["failed"]:
         return ""
-    items = "".join(f"<li>{html.escape(o.says)} (<code>{html.escape(o.name)}</code>)</li>" for _, o in _page["failed"])
-    return (f'<div class="admonition warning kb-flags"><p class="admonition-title">Written for '
-            f'{html.escape(paths.pyproject_primary())}; not true on {html.escape(paths.primary_machine())}</p>'
-            f"<p>The paragraphs marked ⚑ below state what this machine's results do not bear out:</p><ul>{items}"
-            f"</ul></div>")
+    here, written_for = gpu_names(paths.primary_machine())
+    seen: dict[str, guards.Outcome] = {}
+    for _, o in _page["failed"]:
+        seen.setdefault(o.name, o)
+    false = [o for o in seen.values() if not o.absent]
+    unmeasured = [o for o in seen.values() if o.absent]
+
+    def items(outs: list[guards.Outcome], what: str) -> str:
+        return "".join(f'<li><a href="#{flag_id(o.name)}">{html.escape(_cap(o.says))}</a>: '
+                       f"{html.escape(what + (o.absent or o.in_words()))}</li>" for o in outs)
+
+    parts = []
+    if false:
+        parts.append(f"<p>{len(false)} statement{'s' if len(false) != 1 else ''} of this page "
+                     f"do{'es' if len(false) == 1 else ''} not hold here:</p><ul>{items(false, 'here, ')}</ul>")
+    if unmeasured:
+        parts.append(f"<p>{len(unmeasured)} rest{'s' if len(unmeasured) == 1 else ''} on what was not measured "
+                     f"here:</p><ul>{items(unmeasured, '')}</ul>")
+    return (f'<div class="admonition warning kb-flags"><p class="admonition-title">Written for the '
+            f"{html.escape(written_for)}'s runs; shown with the {html.escape(here)}'s. Each is marked ⚑ where the "
+            f"page makes it.</p>{''.join(parts)}</div>")
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def begin(src: str, markdown: str) -> None:
@@ -366,7 +439,7 @@ def render(markdown: str, chapter: str, machine: str | None = None, overrides: d
     begin(src or f"{chapter.replace('_', '-')}.md", markdown)
     env = _jinja()
     f = FactsView(chapter, machine, overrides) if has_facts(chapter) else None
-    return unwrap_in_code(env.from_string(protect_code(markdown)).render(
+    return finish(env.from_string(protect_code(markdown)).render(
         f=f, facts=lambda c, m=None: facts(c, m or machine), holds=holds, needs=needs,
         machine=machine or paths.primary_machine()))
 
@@ -422,4 +495,4 @@ def on_pre_page_macros(env: Any) -> None:
 
 
 def on_post_page_macros(env: Any) -> None:
-    env.markdown = unwrap_in_code(env.markdown)
+    env.markdown = finish(env.markdown)

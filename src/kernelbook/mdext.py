@@ -77,7 +77,7 @@ class _Rendered(Preprocessor):
     def run(self, lines: list[str]) -> list[str]:
         if _zensical(self.md) is None:
             return lines
-        return macros.unwrap_in_code("\n".join(lines)).split("\n")
+        return macros.finish("\n".join(lines)).split("\n")
 
 
 class _End(Treeprocessor):

@@ -88,6 +88,13 @@ def pyproject_primary() -> str:
     return check_machine(conf.get("primary-machine", DEFAULT_PRIMARY), "pyproject's primary-machine")
 
 
+def book_machines() -> list[str]:
+    """The book's other measured GPUs (pyproject's [tool.kernelbook] also-measured): measured from the project's own
+    commits and compared with the primary on the machines page; a reader's folder is a column, not one of these."""
+    conf = _pyproject(root() / "pyproject.toml").get("tool", {}).get("kernelbook", {})
+    return [check_machine(m, "pyproject's also-measured") for m in conf.get("also-measured", [])]
+
+
 def machine_slug(gpu_name: str) -> str:
     """'NVIDIA H200' -> 'nvidia-h200'; 'NVIDIA GeForce RTX 4060 Laptop GPU' -> 'nvidia-geforce-rtx-4060-laptop-gpu'."""
     return re.sub(r"[^a-z0-9]+", "-", gpu_name.lower()).strip("-")

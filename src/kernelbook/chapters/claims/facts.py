@@ -8,16 +8,20 @@ in every stored run of the current code), so a summary can never say what the le
 below are those verdicts. A figure that a chapter's page shows too is read on the summaries from that chapter's facts
 (`facts("decode").best_ms`), so it reads the same everywhere; the figures here are read from the run each page shows
 (`page.result`), so that kernelbook.factbook takes each as the median over the runs, as it does the chapters'.
+`others` and `differ_rows` compare this machine's ledger with each other measured machine's (ledger.verdicts_by_row
+gives every row's verdict on each).
 """
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from typing import Any
 
 from kernelbook import bench, page, paths, store
 from kernelbook.chapters.fusing_by_hand.facts import LABELS as VERSION_LABELS
 from kernelbook.decode import report
+from kernelbook.guards import Guard
 
 from . import ledger
 from .data import BYTES, COUNT, RATIO, TIME
@@ -117,6 +121,11 @@ class Facts:
     v_ma_beats_ro: Verdict
     v_compiled_ties_norm: Verdict
     v_compiled_ties_swiglu: Verdict
+    named_figures: tuple[tuple[str, str], ...]  # (row id, the ledger's figure) of each row above: what a flag quotes
+    # the other measured GPUs: their labels ("H100 80GB HBM3"; several joined by "or the"), and how many rows read
+    # another verdict on one of them than on this machine (the ledger marks those rows)
+    others: str
+    differ_rows: int
     # bytes (memory_bound.eager_bytes, machine.ceilings)
     eager_kernels: int  # Qwen2's eager add + RMSNorm
     eager_bytes: float  # per element
@@ -184,13 +193,16 @@ def _rows(judged: list[Judgement], *verdicts: Verdict) -> tuple[tuple[str, str, 
 
 
 def from_data(runs: ledger.Runs, laptop: Data, gpu: str, sm_count: int, machine: str = "",
-              shown: Data | None = None) -> Facts:
+              shown: Data | None = None, others: dict[str, dict[str, Verdict]] | None = None) -> Facts:
     """runs: experiment -> (run id, data) of each stored run of the current code on this machine, oldest first;
     laptop: the article's published records by experiment; shown: experiment -> the data of the run the figures are
-    read from (default: the newest of runs)."""
+    read from (default: the newest of runs); others: each other measured machine's label -> its verdict by row id
+    (ledger.verdicts_by_row)."""
     ids = tuple((n, tuple(run for run, _ in rs)) for n, rs in sorted(runs.items()))  # every run: no pick moves it
     judged = store.once(("ledger", machine, ids), lambda: ledger.judge_runs(machine, runs, laptop))
     verdict = {j.row.id: j.verdict for j in judged}
+    others = others or {}
+    differ = [rid for rid, v in verdict.items() if any(o.get(rid, v) != v for o in others.values())]
     decided = [j.runs for j in judged if j.readings and j.verdict not in (DOCUMENTED, NOT_APPLICABLE)]
     data = {n: rs[-1][1] for n, rs in runs.items()} | (shown or {})
     mc, mb = data["machine.ceilings"], data["memory_bound.eager_bytes"]
@@ -228,6 +240,8 @@ def from_data(runs: ledger.Runs, laptop: Data, gpu: str, sm_count: int, machine:
         any_single=any(n == 1 for n in decided), any_varies=bool(count(judged, VARIES)),
         runs_rows=len(decided), runs_single=sum(n == 1 for n in decided),
         **{f"v_{rid.replace('-', '_')}": verdict[rid] for rid in NAMED},
+        named_figures=tuple((j.row.id, j.figure) for j in judged if j.row.id in NAMED),
+        others=" or the ".join(others), differ_rows=len(differ),
         eager_kernels=chain["count"], eager_bytes=chain["bytes_per_elem"], fused_bytes=chain["fused_bytes_per_elem"],
         bytes_measured_ms=chain["bench"]["median"], bytes_predicted_ms=chain["predicted_us"] / 1e3,
         ridge=mc["ridge_flop_per_byte"], swiglu_flop_per_byte=swiglu,
@@ -269,8 +283,10 @@ def facts(machine: str | None = None) -> Facts:
     runs = {n: [(r.run, r.data) for r in page.fresh_runs(n, machine)] for n in EXPERIMENTS}
     shown = {n: page.result(n, machine).data for n in SUMMARY}  # an older run where factbook picks one
     ceilings = page.result("machine.ceilings", machine)
+    others = {html.escape(store.machine_label(m)): {j.row.id: j.verdict for j in ledger.judged_on(m)}
+              for m in ledger.measured_machines() if m != machine}
     return from_data(runs, ledger.published(), page.machine_label(ceilings), ceilings.provenance["sm_count"],
-                     machine, shown)
+                     machine, shown, others)
 
 
 # how the figures read on every page (kernelbook.macros): the counts as whole numbers; the summaries take every figure
@@ -281,34 +297,139 @@ FORMATS = {name: "num:0" for name, kind in Facts.__annotations__.items() if kind
                      "ro_step_ms", "best_step_ms", "best_busy_ms", "best_idle_ms", "floor_ms"), "num:2"),
 }
 
-GUARDS = {  # what the summaries' paragraphs rest on (kernelbook.guards): the ledger's verdicts, each judged in every
-    # stored run of the current code; each tested both ways in tests/test_facts_claims.py
-    "fused_faster": ("the fused add + RMSNorm beats eager, by the article's factor or another (the ledger's speedup)",
-                     lambda f: f.v_speedup in (REPRODUCED, OTHER_SIZE)),
-    "bandwidth_apart": ("eager and fused versions do not all stream at the copy's rate (contradicted in the ledger)",
-                        lambda f: f.v_same_bandwidth == CONTRADICTED),
-    "elementwise_bytes": ("elementwise work sits more than a hundred times below the ridge, and eager add + RMSNorm "
-                          "takes longer than its bytes at the copy bandwidth, outside the band",
-                          lambda f: f.v_ridge == REPRODUCED and f.below_ridge and f.v_bytes_predict_time == OTHER_SIZE),
-    "compile_as_article": ("torch.compile writes add + RMSNorm as one kernel, leaves the MLP's matrix products to "
-                           "cuBLAS, and recompiles once when the tokens go from 1 to 2, none after",
-                           lambda f: f.v_one_kernel == HOLDS and f.v_matmuls_extern == HOLDS
-                           and f.v_recompile == HOLDS),
-    "bias_templates": ("this GPU has the SMs Inductor's matmul templates want, so the laptop's cuBLAS row cannot apply",
-                       lambda f: f.v_bias_on_cublas == NOT_APPLICABLE),
-    "graph_before_fusion": ("the GPU idles for most of the eager StaticCache step; the plain graph beats default-mode "
-                            "fusion, and reduce-overhead beats the plain graph, in every round",
-                            lambda f: f.static_mostly_idle and f.v_default_mode == HOLDS
-                            and f.v_ro_beats_graph == HOLDS),
-    "oom": ("the 200 MiB request fails with the article's memory reserved but unallocated",
-            lambda f: f.v_oom == HOLDS),
-    "expandable": ("under expandable_segments:True the script succeeds with the article's figures",
-                   lambda f: f.v_expandable == HOLDS),
-    "replay_trap": ("a replay over a moved cache counter goes wrong without an error, and resetting the cache in "
-                    "place first makes it exact", lambda f: f.v_replay_silent == HOLDS and f.v_replay_reset == HOLDS),
-    "mostly_same_direction": ("most tested rows go the article's way (borne out or by another amount), and more rows "
-                              "differ in size than go against it", lambda f: f.agree + f.other_size > f.tested / 2
-                              and f.other_size > f.against),
-    "some_against": ("some row goes against the article", lambda f: f.any_against),
-    "some_undecided": ("some row cannot decide", lambda f: f.any_undecided),
+
+
+def _fig(f: Facts, rid: str) -> str:
+    """The ledger's figure for row `rid` on this machine, as its table prints it."""
+    return dict(f.named_figures).get(rid, "not measured")
+
+
+def _ledger(f: Facts, rid: str) -> str:
+    """'7.0× (the ledger: same direction, other size)': a row's figure and verdict, for a flag."""
+    return f"{_fig(f, rid)} (the ledger: {getattr(f, 'v_' + rid.replace('-', '_'))})"
+
+
+def _mib(x: int) -> str:
+    return page.num(x, 0, "MiB")
+
+
+# What the summaries' sentences rest on (kernelbook.guards): the ledger's verdicts, each judged in every stored run of
+# the current code, and the counts over them. One clause each; `states` holds the words of each page that makes it
+# (claims.md, index.md, takeaways.md). Each is driven both ways in tests/test_facts_claims.py.
+GUARDS = {
+    "fused_faster": Guard(
+        "the hand-written add + RMSNorm kernel ran faster than eager, by the article's factor or another",
+        lambda f: f.v_speedup in (REPRODUCED, OTHER_SIZE),
+        states=(("{{ fb.norm_speedup }} faster", "fusion pays in bytes", "to go faster, move fewer bytes"),),
+        found=lambda f: f"the hand-written add + RMSNorm ran {_fig(f, 'speedup')} as fast as eager "
+                        f"(the ledger: {f.v_speedup})"),
+    "bandwidth_apart": Guard(
+        "eager's chain of small kernels streamed its bytes clearly below the copy's rate, unlike the laptop's "
+        "versions (contradicted in the ledger)",
+        lambda f: f.v_same_bandwidth == CONTRADICTED,
+        states=(("stayed clearly below the copy's rate", "fell well short"),),
+        found=lambda f: f"the versions streamed their bytes at {page.pct(f.slowest_share)} to "
+                        f"{page.pct(f.fastest_share)} of the copy's rate (the ledger: {f.v_same_bandwidth})"),
+    "far_below_ridge": Guard(
+        "elementwise work sits more than a hundred times below the ridge point",
+        lambda f: f.v_ridge == REPRODUCED,
+        states=(("one or fewer per byte", "elementwise work is paid for in bytes"),),
+        found=lambda f: f"fused SwiGLU does {page.num(f.swiglu_flop_per_byte, 2)} FLOP per byte against a ridge "
+                        f"point of {page.num(f.ridge, 0)}, " + (f"{page.num(f.ridge_over_swiglu, 0)} times below it"
+                                                                if f.below_ridge else "above it")
+                        + f" (the ledger: {f.v_ridge})"),
+    "bytes_not_time": Guard(
+        "eager add + RMSNorm took longer than its bytes need at the copy bandwidth, beyond the band",
+        lambda f: f.v_bytes_predict_time == OTHER_SIZE,
+        states=("not the time itself",),
+        found=lambda f: f"eager add + RMSNorm took {page.num(f.bytes_measured_ms, 3)} ms where its bytes need "
+                        f"{page.num(f.bytes_predicted_ms, 3)} ms at the copy bandwidth "
+                        f"(the ledger: {f.v_bytes_predict_time})"),
+    "one_kernel": Guard(
+        "torch.compile writes the add + RMSNorm chain as one Triton kernel",
+        lambda f: f.v_one_kernel == HOLDS,
+        states=("fuses what streams through memory into triton",),
+        found=lambda f: f"torch.compile wrote add + RMSNorm as {_ledger(f, 'one-kernel')}"),
+    "matmuls_to_cublas": Guard(
+        "torch.compile leaves the MLP's matrix products to cuBLAS",
+        lambda f: f.v_matmuls_extern == HOLDS,
+        states=(("hand them to a tuned library", "leaves matrix products to cublas"),),
+        found=lambda f: f"torch.compile wrote the MLP half as {_ledger(f, 'matmuls-extern')}"),
+    "recompile_once": Guard(
+        "torch.compile recompiles once when the tokens go from 1 to 2, and not for 3 or 64 after it",
+        lambda f: f.v_recompile == HOLDS,
+        states=("recompiles once when a shape first changes",),
+        found=lambda f: f"the graphs compiled per call, at 1, 2, 3 and 64 tokens, were {_ledger(f, 'recompile')}"),
+    "bias_templates": Guard(
+        "this GPU has the SMs Inductor's matmul templates want, so the laptop's row on projections left to cuBLAS "
+        "cannot apply", lambda f: f.v_bias_on_cublas == NOT_APPLICABLE,
+        states=("with enough sms such as this one",),
+        found=lambda f: f"this GPU has {f.sm_count} SMs where Inductor's matmul templates want {f.min_sms}, and "
+                        f"max-autotune left {_fig(f, 'bias-on-cublas')} per step (the ledger: {f.v_bias_on_cublas})"),
+    "step_mostly_idle": Guard(
+        "the GPU idles for more than half of the eager StaticCache step",
+        lambda f: f.static_mostly_idle,
+        states=("mostly waits for the host",),
+        found=lambda f: f"the GPU was busy for {page.num(f.static_busy_ms, 2)} ms of the "
+                        f"{page.num(f.static_step_ms, 2)} ms eager StaticCache step"),
+    "graph_beats_fusion": Guard(
+        "the plain CUDA graph beat default-mode fusion in every round",
+        lambda f: f.v_default_mode == HOLDS,
+        states=(("did more of that than fusing them", "gains more than fusing kernels does",
+                 "capture the step in a cuda graph first", "faster than fusion alone in every round"),),
+        found=lambda f: f"default-mode fusion's step against the plain graph's: {_ledger(f, 'default-mode')}"),
+    "ro_beats_graph": Guard(
+        "reduce-overhead, fusion and a graph together, beat the plain graph in every round",
+        lambda f: f.v_ro_beats_graph == HOLDS,
+        states=("faster still",),
+        found=lambda f: f"reduce-overhead's step against the plain graph's: {_ledger(f, 'ro-beats-graph')}"),
+    "oom": Guard(
+        "the 200 MiB request fails with the article's memory reserved but unallocated",
+        lambda f: f.v_oom == HOLDS,
+        states=(("can still fail an allocation", "a request failed with enough memory free in the cache"),),
+        found=lambda f: (f"the {_mib(f.request_mib)} request failed with {_mib(f.free_mib)} reserved but "
+                         f"unallocated, against the laptop's {_mib(f.laptop_free_mib)} (the ledger: {f.v_oom})"
+                         if f.oom else f"the {_mib(f.request_mib)} request succeeded (the ledger: {f.v_oom})")),
+    "expandable": Guard(
+        "with expandable segments the same script succeeds, with the article's memory allocated and reserved",
+        lambda f: f.v_expandable == HOLDS,
+        states=(("made it succeed", "try `expandable_segments:true`"),),
+        found=lambda f: f"with expandable segments the script {'succeeded' if f.expandable_ok else 'failed as well'}, "
+                        f"allocating {_mib(f.expandable_allocated_mib)} within {_mib(f.expandable_reserved_mib)} "
+                        f"reserved (the ledger: {f.v_expandable})"),
+    "replay_silent": Guard(
+        "a graph replayed over a moved cache counter goes wrong without raising an error",
+        lambda f: f.v_replay_silent == HOLDS,
+        states=("the replay raised nothing",),
+        found=lambda f: f"the replay over a moved cache counter gave {_ledger(f, 'replay-silent')}"),
+    "replay_reset": Guard(
+        "resetting the cache in place before the prefill makes the replay exact",
+        lambda f: f.v_replay_reset == HOLDS,
+        states=("made the replay exact again",),
+        found=lambda f: f"the replay after resetting the cache in place, against eager: {_ledger(f, 'replay-reset')}"),
+    "most_carry_over": Guard(
+        "more than half of the tested rows go the article's way, borne out or by another amount",
+        lambda f: f.agree + f.other_size > f.tested / 2,
+        states=(("most claims carry over", "lessons mostly carry over"),),
+        found=lambda f: f"{f.agree + f.other_size} of {f.tested} tested rows go the article's way, borne out or by "
+                        f"another amount"),
+    "size_over_direction": Guard(
+        "more rows go the article's way by another amount than go against it",
+        lambda f: f.other_size > f.against,
+        states=(("more often by how much than by which way", "more often in size than in direction"),),
+        found=lambda f: f"{f.other_size} rows go the article's way by another amount and {f.against} go against it"),
+    "some_against": Guard(
+        "some row goes against the article", lambda f: f.any_against,
+        states=("go against the article",),
+        found=lambda f: f"none of the {f.tested} tested rows goes against the article"),
+    "some_undecided": Guard(
+        "some row cannot decide", lambda f: f.any_undecided,
+        states=("cannot decide",),
+        found=lambda f: f"every one of the {f.tested} tested rows decides"),
+    "gpus_differ": Guard(
+        "some rows read another verdict on another measured GPU than on this one",
+        lambda f: f.differ_rows > 0,
+        states=("read differently on",),
+        found=lambda f: f"all {f.rows} rows read alike on the {f.others}",
+        absent=(lambda f: not f.others, "no other GPU has measured results")),
 }

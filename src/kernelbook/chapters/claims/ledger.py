@@ -91,6 +91,29 @@ def by_part(judgements: Sequence[Judgement]) -> list[tuple[str, list[Judgement]]
 
 
 def measured_machines() -> list[str]:
-    """Machines with measured (not published) results: the primary first."""
-    primary = paths.primary_machine()
-    return sorted((m for m in store.machines() if m != LAPTOP), key=lambda m: m != primary)
+    """Machines with measured (not published) results: the primary first, then the book's other GPUs (pyproject's
+    also-measured), then readers' GPUs."""
+    book = [paths.primary_machine(), *paths.book_machines()]
+    return sorted((m for m in store.machines() if m != LAPTOP), key=lambda m: book.index(m) if m in book else len(book))
+
+
+def judged_on(machine: str) -> list[Judgement]:
+    """Every row's judgement on `machine` (judge_all), once per `store.held()` block: the ledger's table, the
+    summaries' facts and the machines page read one machine's ledger alike."""
+    found = runs(machine)
+    ids = tuple((n, tuple(run for run, _ in rs)) for n, rs in sorted(found.items()))
+    return store.once(("ledger-on", machine, ids), lambda: judge_runs(machine, found, published()))
+
+
+def verdicts_by_row(machines: Sequence[str] | None = None) -> dict[str, dict[str, Verdict]]:
+    """Each row's verdict on each measured machine: row id -> {machine: verdict}, the rows in the ledger's order and
+    the machines as given (default: measured_machines(), the primary first). A machine that lacks a row's results
+    reads *not measured* there, as its own ledger does."""
+    machines = measured_machines() if machines is None else list(machines)
+    judged = {m: {j.row.id: j.verdict for j in judged_on(m)} for m in machines}
+    return {r.id: {m: judged[m][r.id] for m in machines} for r in ROWS}
+
+
+def differing(by_row: dict[str, dict[str, Verdict]]) -> list[str]:
+    """The rows (ids, in order) whose verdicts differ between the machines of verdicts_by_row()."""
+    return [rid for rid, by_machine in by_row.items() if len(set(by_machine.values())) > 1]

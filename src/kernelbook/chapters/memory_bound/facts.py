@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from kernelbook import page
 from kernelbook.chapters.machine.facts import FAR_BELOW
+from kernelbook.guards import Guard
+from kernelbook.page import num, pct
 
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
 GIB = 1 << 30
@@ -102,6 +104,7 @@ class Facts:
     # the prediction, kernel by kernel (profiler medians against each kernel's bytes over the copy)
     norm_streaming: int  # kernels that stream the whole tensor
     norm_streaming_within: int  # ... of them within the band
+    norm_vectorized: int  # ... of them PyTorch ran as its vectorized elementwise kernel
     norm_streaming_over_predicted: float  # their summed time over their summed prediction
     norm_worst_index: int  # 1-based, in launch order: the streaming kernel furthest over its prediction
     norm_worst_op: str  # its ATen op, without "aten::"
@@ -150,7 +153,8 @@ def _kernels(c: dict[str, Any]) -> dict[str, Any]:
             "worst_index": worst, "worst_op": c["kernels"][worst - 1]["op"].removeprefix("aten::"),
             "worst_over_predicted": ratio[worst],
             "only_vectorized_keep_pace": all(_within(ratio[i]) == (k["kernel_short"] == VECTORIZED) for i, k in big),
-            "has_tiny": bool(tiny), "tiny": len(tiny), "tiny_us": sum(k["us"] for k in tiny),
+            "vectorized": sum(k["kernel_short"] == VECTORIZED for _, k in big), "has_tiny": bool(tiny),
+            "tiny": len(tiny), "tiny_us": sum(k["us"] for k in tiny),
             "all_within": all(_within(x) for x in ratio.values())}
 
 
@@ -209,7 +213,7 @@ def from_data(eager_bytes: dict[str, Any], ceilings: dict[str, Any], laptop: dic
         laptop_norm_measured_ms=laptop_versions["add_rmsnorm_eager_ms"], laptop_norm_over_predicted=laptop_ratio,
         laptop_within_band=_within(laptop_ratio),
         laptop_norm_fused_predicted_ms=laptop["add_rmsnorm_fused_predicted_ms"],
-        norm_streaming=nk["streaming"], norm_streaming_within=nk["streaming_within"],
+        norm_streaming=nk["streaming"], norm_streaming_within=nk["streaming_within"], norm_vectorized=nk["vectorized"],
         norm_streaming_over_predicted=nk["streaming_over_predicted"], norm_worst_index=nk["worst_index"],
         norm_worst_op=nk["worst_op"], norm_worst_over_predicted=nk["worst_over_predicted"],
         norm_only_vectorized_keep_pace=nk["only_vectorized_keep_pace"], norm_has_tiny=nk["has_tiny"],
@@ -282,20 +286,67 @@ def _outside(ratio: float, band: float) -> bool:
     return abs(ratio - 1) > band
 
 
+def _x(ratio: float) -> str:
+    return f"{ratio:.2f}×"
+
+
 GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
-    "norm_as_laptop": ("add + RMSNorm runs as many kernels, moving as many bytes, as on the article's laptop",
-                       lambda f: f.norm_as_laptop),
-    "bytes_miss_time": ("each chain's time lies further than the band from its bytes over the copy bandwidth",
-                        lambda f: _outside(f.norm_over_predicted, f.band)
-                        and _outside(f.swiglu_over_predicted, f.band)),
-    "far_below_ridge": ("fused SwiGLU sits far below the ridge on both machines",
-                        lambda f: min(f.ridge_over_intensity, f.laptop_ridge_over_intensity) >= f.far_below),
-    "laptop_within_band": ("the laptop's measured chain lies within the band of its prediction",
-                           lambda f: not _outside(f.laptop_norm_over_predicted, f.band)),
-    "only_vectorized_keep_pace": ("some add + RMSNorm kernels keep the copy's pace, exactly the vectorized ones",
-                                  lambda f: f.norm_only_vectorized_keep_pace and f.norm_streaming_within > 0),
-    "not_every_kernel_within": ("some kernel that streams the tensor lands outside the band of its bytes' time",
-                                lambda f: f.kernels_outside_band > 0),
-    "norm_has_tiny": ("add + RMSNorm runs kernels that touch one value per row", lambda f: f.norm_tiny > 0),
-    "rms_norm_one_kernel": ("PyTorch's F.rms_norm runs as one kernel", lambda f: f.rms_norm_own_kernels == 1),
+    "norm_as_laptop": Guard(
+        "add + RMSNorm runs as many kernels, moving as many bytes, as on the article's laptop",
+        lambda f: f.norm_as_laptop, states=("as on the article's laptop",),
+        found=lambda f: f"eager add + RMSNorm ran as {f.norm_kernels} kernels moving {num(f.norm_bytes, 1)} bytes per "
+                        f"element (one fused kernel: {num(f.norm_fused_bytes, 1)}), the article's laptop as "
+                        f"{f.laptop_norm_kernels} moving {f.laptop_norm_bytes} (fused: {f.laptop_norm_fused_bytes})"),
+    "little_arithmetic": Guard(
+        "fused SwiGLU sits far below this GPU's ridge: it does almost no arithmetic per byte",
+        lambda f: f.ridge_over_intensity >= f.far_below,
+        states=(("almost no arithmetic per byte", "far to the left of the ridge"),),
+        found=lambda f: f"fused SwiGLU's {num(f.swiglu_flop_per_byte, 2)} FLOP per byte sits only "
+                        f"{num(f.ridge_over_intensity, 0)} times below the ridge of {num(f.ridge, 0)}, under "
+                        f"{f.far_below} times"),
+    "laptop_far_below_ridge": Guard(
+        "fused SwiGLU sits far below the ridge on the article's laptop too",
+        lambda f: f.laptop_ridge_over_intensity >= f.far_below, states=("on both machines",),
+        found=lambda f: f"on the article's laptop fused SwiGLU sits only {num(f.laptop_ridge_over_intensity, 0)} "
+                        f"times below the ridge, under {f.far_below} times"),
+    "norm_misses_time": Guard(
+        "add + RMSNorm ran more than the band over its bytes' time at the copy rate",
+        lambda f: f.norm_over_predicted > 1 + f.band, states=("add + RMSNorm ran more than",),
+        found=lambda f: f"add + RMSNorm took {_x(f.norm_over_predicted)} its bytes' time at the copy rate, not more "
+                        f"than {pct(f.band)} over"),
+    "swiglu_misses_time": Guard(
+        "SwiGLU ran more than the band over its bytes' time at the copy rate",
+        lambda f: f.swiglu_over_predicted > 1 + f.band, states=("and SwiGLU too",),
+        found=lambda f: f"SwiGLU took {_x(f.swiglu_over_predicted)} its bytes' time at the copy rate, not more "
+                        f"than {pct(f.band)} over"),
+    "laptop_within_band": Guard(
+        "the laptop's measured chain lies within the band of its prediction",
+        lambda f: not _outside(f.laptop_norm_over_predicted, f.band), states=("the same prediction held",),
+        found=lambda f: f"the article's laptop chain took {_x(f.laptop_norm_over_predicted)} its predicted time, "
+                        f"outside the {pct(f.band)} band"),
+    "some_keep_pace": Guard(
+        "some add + RMSNorm kernel that streams the tensor keeps the copy's pace",
+        lambda f: f.norm_streaming_within > 0, states=("the ones that kept the copy's pace",),
+        found=lambda f: f"none of the {f.norm_streaming} add + RMSNorm kernels that stream the tensor came within "
+                        f"{pct(f.band)} of its bytes' time"),
+    "only_vectorized_keep_pace": Guard(
+        "the add + RMSNorm kernels that keep the copy's pace are exactly the vectorized ones",
+        lambda f: f.norm_only_vectorized_keep_pace, states=("exactly those PyTorch ran as",),
+        found=lambda f: f"{f.norm_streaming_within} of the {f.norm_streaming} add + RMSNorm kernels that stream the "
+                        f"tensor kept the copy's pace, not exactly the {f.norm_vectorized} PyTorch ran as its "
+                        f"vectorized kernel"),
+    "others_fell_behind": Guard(
+        "some add + RMSNorm kernel that streams the tensor ran more than the band over its bytes' time",
+        lambda f: f.norm_worst_over_predicted > 1 + f.band,
+        states=(("the others fell behind", "slower than a copy"),),
+        found=lambda f: f"every add + RMSNorm kernel that streams the tensor kept within {pct(f.band)} of its bytes' "
+                        f"time, the slowest at {_x(f.norm_worst_over_predicted)}"),
+    "norm_has_tiny": Guard(
+        "add + RMSNorm runs kernels that touch one value per row", lambda f: f.norm_tiny > 0,
+        states=("The per-row kernels",),
+        found=lambda f: f"add + RMSNorm ran {f.norm_kernels} kernels, none that touches one value per row"),
+    "rms_norm_one_kernel": Guard(
+        "PyTorch's own fused norm runs as one kernel", lambda f: f.rms_norm_own_kernels == 1,
+        states=("is a single fused kernel",),
+        found=lambda f: f"F.rms_norm ran as {f.rms_norm_own_kernels} kernels, not one"),
 }

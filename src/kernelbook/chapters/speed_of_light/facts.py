@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from kernelbook import across, page
+from kernelbook.guards import Guard
 from kernelbook.stats import CONFIDENCE, paired
 
 GOAL_SHARE = 0.98  # the issue's goal, not a measurement
@@ -48,6 +49,8 @@ BIG_BYTES = 64 << 20  # a shape counts for the goal from this many bytes moved
 REGS_PER_SM, REG_UNIT = 65536, 256
 NEAR_COPY = 0.95  # the one-row kernel "comes close to the copy" at this share or more at every large shape
 TILE_MARGIN = 0.005  # the tile-sized copy "ahead of the kernel" by this share or more
+FAR_BELOW_POINTS = 0.10  # F.rms_norm "far below the rest" of the share figure: this share of the copy or more below
+FIGURE_LEAVES_OUT = ("rms_norm", "ours_heuristic")  # what snippets/speed-of-light/share_figure.py leaves to the table
 SHOWN = 0.005  # a difference of shares smaller than this (half a point) is not worth a clause
 RERUN_SHOWN = 0.001  # two runs of the row kernel "land apart" from a tenth of a point
 ADD, SWIGLU, DESIGNS = "speed_of_light.add_rmsnorm", "speed_of_light.swiglu", "speed_of_light.designs"
@@ -309,6 +312,8 @@ class Facts:
     small_own_work_shows: bool
     large_copy_gib: float
     large_copy_gbps: float
+    rms_norm_share_high: float  # F.rms_norm's highest share of the copy at a shape the share figure draws
+    figure_share_low: float  # the lowest share of any version that figure draws (medians over the runs, merged)
     # the other designs
     designs_rounds: int
     designs_noise: Noise
@@ -358,12 +363,14 @@ class Facts:
     swiglu_kernels: int  # ours and the rivals that ran
     swiglu_spread_points: float  # the widest distance between ours and its rivals at a large shape, in the rounds
     swiglu_all_near_copy: bool  # ours and every rival at the goal's share or more, every large shape
+    swiglu_all_low: float  # the lowest share of ours and its rivals at a large shape, in the rounds
     placements_low: int
     placements_high: int
     placements_vary: bool
     swiglu_ahead_shapes: tuple[str, ...]  # ahead of every rival
     swiglu_any_ahead: bool
     swiglu_level: tuple[AtShape, ...]
+    swiglu_compiled_level: bool  # torch.compile among the rivals ours is level with at some large shape (newest run)
     swiglu_any_level: bool
     swiglu_behind: tuple[AtShape, ...]
     swiglu_any_behind: bool
@@ -388,6 +395,7 @@ class Facts:
     copy_behind: int
     copy_behind_any: bool
     copy_behind_us: float  # the largest median difference where ours is behind the copy
+    copy_behind_low_us: float  # ... and the smallest
     copy_behind_share: float  # ... over the copy's median time there
     copy_ahead_ieee: int  # of the shapes ahead of the copy, those whose best configuration used the IEEE divide
     beat_copy_any: bool
@@ -397,6 +405,7 @@ class Facts:
     probe_widest_us: float
     probe_ours_us: float
     probe_moves_more: bool  # ours' own range over placements exceeds its median difference from every rival
+    probe_rival_us: float  # ours' largest median difference from a rival there
     regs_ieee: int  # per thread, the chapter's launch
     regs_approx: int
     reg_warps: int
@@ -431,7 +440,9 @@ class Facts:
     # are read from the newest run itself
     add_runs: int
     add_ahead_every_run: bool  # ours ahead of every rival at every large shape, in every run
+    add_ahead_runs: int  # runs in which it was
     add_missed_no_run: bool  # the goal missed at no large shape in any run
+    add_missed_runs: int  # runs in which it was missed at some large shape
     add_met_runs: int  # runs in which the goal was met at every large shape
     add_newest_noisy: tuple[str, ...]  # the shapes the newest run left undecided
     add_newest_under: int  # large shapes not decidedly at the share in the newest run
@@ -440,8 +451,12 @@ class Facts:
     swiglu_newest_noisy_big: bool
     swiglu_same_placements: bool  # as many placements at every large shape, in every run
     swiglu_behind_no_run: bool  # ours behind no rival anywhere, in any run
+    swiglu_behind_runs: int  # runs in which ours was behind a rival somewhere
     swiglu_met_every_run: bool
+    swiglu_met_runs: int  # runs in which the goal was met at every large shape
     swiglu_copy_ahead_same: bool  # ours ahead of the copy at as many large shapes in every run
+    copy_ahead_low: int  # the fewest and most large shapes where ours was ahead of the copy, in one run
+    copy_ahead_high: int
     copy_behind_runs: int  # runs in which ours was behind the copy at some large shape
     copy_behind_most: int  # the most large shapes it was behind the copy at, in one run
     swiglu_all_ahead_runs: int  # runs with ours ahead of every rival at every large shape
@@ -484,60 +499,199 @@ FORMATS = {  # how each figure of the page reads (kernelbook.macros); shares of 
     "one_row_gap_points": "num:1", "tile_margin_points": "num:1", "rerun_points": "num:1",
     "swiglu_spread_points": "num:1", "bound_pct": "num:1", "cap_s": "num:0",
     "probe_ours_us": "num:2", "probe_widest_us": "num:2",
+    # counts: a median over an even number of runs must not read '1.0'
+    "swiglu_quiet_big_runs": "num:0", "swiglu_runs": "num:0", "copy_ahead": "num:0", "swiglu_big": "num:0",
+    "probe_more_runs": "num:0",
 }
 
+def _pd(x: float) -> str:
+    return page.pct_down(x, 1)
+
+
+def _us(x: float) -> str:
+    return f"{x:+.2f} µs"
+
+
 GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
-    "large_at_copy": ("at every large shape ours reaches the goal's share of the copy in both experiments (the "
-                      "medians over the runs), and at no decode-sized add + RMSNorm shape",
-                      lambda f: f.add_share_low >= GOAL_SHARE and f.swiglu_share_low >= GOAL_SHARE
-                      and f.small_share_high < GOAL_SHARE),
-    "add_goal_open": ("in every run ours ahead of every rival at every large add + RMSNorm shape and the goal missed "
-                      "nowhere; met everywhere in some runs; in the newest undecided, for a noisy share, only at the "
-                      "shape add_open names",
-                      lambda f: f.add_ahead_every_run and f.add_missed_no_run and 0 < f.add_met_runs < f.add_runs
-                      and f.add_newest_noisy == (f.add_open.shape,) and f.add_newest_under == 1 and f.add_open.noisy),
-    "add_open_programs": ("at that shape (the newest run's) a program of ours holds more of each tensor than one of "
-                          "the fastest copy", lambda f: f.add_open.kib > f.add_open.copy_kib > 0),
-    "one_row_close": ("the one-row kernel reaches NEAR_COPY of the copy at every large shape",
-                      lambda f: f.one_row_close),
-    "tile_never_ahead": ("the tile-sized copy is never TILE_MARGIN or more ahead of the kernel",
-                         lambda f: f.tile_never_ahead),
-    "small_own_work": ("at decode sizes the kernel loses half a point or more beyond the tile-sized copy",
-                       lambda f: f.small_own_work_shows),
-    "add_own_placements": ("every add + RMSNorm round ran on a placement no other round used",
-                           lambda f: f.add_own_placements),
-    "designs": ("every figure of the designs table quiet, and no other design ahead of the row kernel anywhere",
-                lambda f: f.designs_all_quiet and f.designs_none_ahead),
-    "rerun_lower": ("the row kernel's share in the designs run reads lower than in the main run",
-                    lambda f: f.rerun_shows and not f.rerun_higher),
-    "warp_not_run": ("some width leaves no room for a row in one warp's registers", lambda f: f.warp_not_run),
-    "warp_rows": ("where nothing spilled the warp per row's best is behind the row kernel; some width spilled in "
-                  "every configuration; no barrier in the one-warp program, barriers in every wider one",
-                  lambda f: f.warp_fits and f.warp_fit_behind and f.warp_spills and f.one_warp_barrier_free
-                  and f.multi_warp_barriers),
-    "swiglu_noisy_big": ("a SwiGLU figure stayed noisy at a large shape in the newest run, and every one was quiet "
-                         "there in some other run",
-                         lambda f: f.swiglu_newest_noisy_big and 0 < f.swiglu_quiet_big_runs < f.swiglu_runs),
-    "swiglu_rounds": ("both divides matched eager at every input, so both were swept; ours and every rival at the "
-                      "goal's share or more at every large shape",
-                      lambda f: f.divides_swept == "both" and f.swiglu_all_near_copy),
-    "swiglu_placed": ("in every run as many placements at every large SwiGLU shape, ours behind no rival, the goal "
-                      "met everywhere, ours ahead of the copy at as many shapes; behind the copy somewhere in some "
-                      "run; in the newest ahead of every rival at some shapes and level with one at "
-                      "others; in some run ahead of every rival everywhere",
-                      lambda f: f.swiglu_same_placements and f.swiglu_behind_no_run and f.swiglu_met_every_run
-                      and f.swiglu_copy_ahead_same and 0 < f.copy_behind_runs
-                      and f.swiglu_newest_ahead and f.swiglu_newest_level
-                      and 0 < f.swiglu_all_ahead_runs < f.swiglu_runs),
-    "inexact_compiled": ("in the newest run torch.compile, level with ours at a shape, differs from eager's output "
-                         "there while ours does not; so in some runs",
-                         lambda f: f.inexact_shows and f.inexact_level and f.inexact_compiled
-                         and 0 < f.inexact_runs),
-    "probe_moves_more": ("in some run placements move ours more than it differs from any rival at the probe shape",
-                         lambda f: 0 < f.probe_more_runs),
-    "ieee_occupancy": ("with the IEEE divide an SM holds fewer of the kernel's programs, and ours is ahead of the copy "
-                       "somewhere, each time with the IEEE divide",
-                       lambda f: f.ieee_holds_fewer and f.beat_copy_any and f.beat_copy_all_ieee),
+    # the result, and what it means
+    "add_large_at_copy": Guard(
+        f"at every large shape the fused add + RMSNorm reaches {GOAL_SHARE:.0%} of the copy (medians over the runs)",
+        lambda f: f.add_share_low >= GOAL_SHARE,
+        states=(("the fused add + RMSNorm kernel ran at", "it runs at about the speed of a copy"),),
+        found=lambda f: f"the fused add + RMSNorm ran at {_pd(f.add_share_low)} of the copy at its slowest large "
+                        f"shape, under {page.pct(GOAL_SHARE)}"),
+    "swiglu_large_at_copy": Guard(
+        f"at every large shape the fused SwiGLU reaches {GOAL_SHARE:.0%} of the copy (medians over the runs)",
+        lambda f: f.swiglu_share_low >= GOAL_SHARE,
+        states=(("and the fused SwiGLU at", "it runs at about the speed of a copy"),),
+        found=lambda f: f"the fused SwiGLU ran at {_pd(f.swiglu_share_low)} of the copy at its slowest large shape, "
+                        f"under {page.pct(GOAL_SHARE)}"),
+    "small_under": Guard(
+        f"at no decode-sized shape does add + RMSNorm reach {GOAL_SHARE:.0%} of the copy",
+        lambda f: f.small_share_high < GOAL_SHARE,
+        states=(("reached only", "the copy's speed is out of reach"),),
+        found=lambda f: f"at decode sizes add + RMSNorm reached up to {_pd(f.small_share_high)} of the copy"),
+    "small_own_work": Guard(
+        "at decode sizes the kernel loses half a point or more beyond the copy with its program size",
+        lambda f: f.small_own_work_shows,
+        states=(("the kernel's own work on each row cost up to", "the work on each row costs time of its own"),),
+        found=lambda f: f"at decode sizes the kernel lost at most {page.num(f.small_own_work_points, 1)} points "
+                        f"beyond the copy with its program size"),
+    # add + RMSNorm against the bar
+    "add_ahead_every_run": Guard(
+        "in every run ours was ahead of every rival at every large add + RMSNorm shape",
+        lambda f: f.add_ahead_every_run, states=("ours was ahead of every rival at every such shape",),
+        found=lambda f: f"ours was ahead of every rival at every large shape in {f.add_ahead_runs} of {f.add_runs} "
+                        f"runs" + (f" (the newest: not ahead of {_at_words(f.add_not_ahead)})"
+                                   if f.add_not_ahead else "")),
+    "add_missed_no_run": Guard(
+        "in no run did ours miss the bar at a large add + RMSNorm shape",
+        lambda f: f.add_missed_no_run, states=("never fell below the bar",),
+        found=lambda f: f"ours missed the bar at a large shape in {f.add_missed_runs} of {f.add_runs} runs"
+                        + (" (the newest: " + "; ".join(f"{u.shape} at {_pd(u.share)}" for u in f.add_under) + ")"
+                           if f.add_under else "")),
+    "add_newest_undecided": Guard(
+        "in the newest run noisy rounds left exactly one large add + RMSNorm shape undecided",
+        lambda f: len(f.add_newest_noisy) == 1, states=("left one shape undecided",),
+        found=lambda f: f"noisy rounds left {len(f.add_newest_noisy)} large shapes undecided in the newest run: "
+                        f"{words(f.add_newest_noisy)}",
+        absent=(lambda f: not f.add_newest_noisy,
+                "noisy rounds left no large add + RMSNorm shape undecided in the newest run")),
+    "add_open_programs": Guard(
+        "at the first large shape not decidedly at the bar's share, a program of ours held more of each tensor than "
+        "one of the fastest copy",
+        lambda f: f.add_open.kib > f.add_open.copy_kib > 0, states=("a program of ours held",),
+        found=lambda f: f"at {f.add_open.shape} a program of ours held {f.add_open.kib} KiB of each tensor, one of "
+                        f"the fastest copy {f.add_open.copy_kib} KiB",
+        absent=(lambda f: not f.add_open.shape,
+                "ours was decidedly at the bar's share at every large add + RMSNorm shape in the newest run")),
+    "rms_norm_far_below": Guard(
+        "PyTorch's own fused norm ran ten points of the copy or more below every version the share figure draws",
+        lambda f: f.rms_norm_share_high <= f.figure_share_low - FAR_BELOW_POINTS, states=("far below the rest",),
+        found=lambda f: f"F.rms_norm reached up to {_pd(f.rms_norm_share_high)} of the copy, the versions the figure "
+                        f"draws down to {_pd(f.figure_share_low)}"),
+    "one_row_close": Guard(
+        f"the one-row kernel reaches {NEAR_COPY:.0%} of the copy at every large shape",
+        lambda f: f.one_row_close, states=("comes close to the copy",),
+        found=lambda f: f"the one-row kernel ran at {_pd(f.one_row_low)} of the copy at its slowest large shape, "
+                        f"under {page.pct(NEAR_COPY)}"),
+    "tile_never_ahead": Guard(
+        "a copy cut into the kernel's program size is never half a point or more ahead of the kernel",
+        lambda f: f.tile_never_ahead, states=("was never half a point or more ahead",),
+        found=lambda f: f"a copy cut into the kernel's program size was {page.num(f.tile_lead_points, 1)} points "
+                        f"ahead of the kernel at {f.tile_lead_shape}"),
+    "add_own_placements": Guard(
+        "every add + RMSNorm round ran on a placement no other round used", lambda f: f.add_own_placements,
+        states=("had a placement of its own",),
+        found=lambda f: f"the pool at {f.add_pool_shape} held only {f.add_pool_low} placements, so some rounds "
+                        f"there shared one"),
+    # the other designs
+    "designs_none_ahead": Guard(
+        "no other design was ahead of the row kernel at any shape", lambda f: f.designs_none_ahead,
+        states=("None of the three was ahead of the row kernel",),
+        found=lambda f: f"{_at_words(f.designs_ahead)} ran ahead of the row kernel"),
+    "warp_not_run": Guard(
+        "some width leaves no room for a row in one warp's registers", lambda f: f.warp_not_run,
+        states=("wide it does not",),
+        found=lambda f: "a row fit in one warp's registers at every width measured"),
+    "warp_fit_behind": Guard(
+        "where nothing spilled, the warp per row's best was behind the row kernel",
+        lambda f: f.warp_fits and f.warp_fit_behind, states=("behind the row kernel",),
+        found=lambda f: f"where nothing spilled ({f.warp_fit_width:,} wide) the warp per row reached "
+                        f"{_pd(f.warp_fit_share)} of the copy, the row kernel {_pd(f.warp_fit_row_share)}"
+                        if f.warp_fits else
+                        f"the warp per row spilled at every width it ran ({f.warp_spill_widths_text})"),
+    "one_warp_no_barrier": Guard(
+        "the one-warp program's PTX has no barrier", lambda f: f.one_warp_barrier_free,
+        states=("has no barrier in its PTX",), found=lambda f: "the one-warp program's PTX has a barrier (bar.sync)"),
+    "wider_barriers": Guard(
+        "every program of more than one warp has barriers in its PTX", lambda f: f.multi_warp_barriers,
+        states=("put barriers in every wider one",),
+        found=lambda f: "a program of more than one warp has no barrier (bar.sync) in its PTX"),
+    "rerun_apart": Guard(
+        "the row kernel's share in the designs run and in the add + RMSNorm table lie a tenth of a point or more "
+        "apart", lambda f: f.rerun_shows, states=("can land that far apart",),
+        found=lambda f: f"the row kernel's shares in the two processes lie at most "
+                        f"{page.num(f.rerun_points, 2)} points apart (at {f.rerun_shape}), under a tenth of a point"),
+    # SwiGLU
+    "divides_both": Guard(
+        "both divides matched eager at every input, so both were swept", lambda f: f.divides_swept == "both",
+        states=("Neither divide changed a single output",),
+        found=lambda f: f"of {f.divide_pairs:,} input pairs the IEEE divide changed {f.ieee_differ:,} outputs and "
+                        f"the fast divide {f.approx_differ:,}"),
+    "swiglu_near_copy": Guard(
+        f"ours and every rival reached {GOAL_SHARE:.0%} of the copy at every large SwiGLU shape",
+        lambda f: f.swiglu_all_near_copy, states=("all ran at the copy's speed",),
+        found=lambda f: f"the slowest of ours and its rivals at a large shape ran at {_pd(f.swiglu_all_low)} of the "
+                        f"copy, under {page.pct(GOAL_SHARE)}"),
+    "swiglu_behind_no_run": Guard(
+        "in no run was ours behind a rival at a large SwiGLU shape", lambda f: f.swiglu_behind_no_run,
+        states=("ours was behind no rival",),
+        found=lambda f: f"ours was behind a rival at some large shape in {f.swiglu_behind_runs} of "
+                        f"{f.swiglu_runs} runs" + (f" (the newest: {_at_words(f.swiglu_behind)})"
+                                                  if f.swiglu_behind else "")),
+    "swiglu_met_every_run": Guard(
+        "in every run ours cleared the bar at every large SwiGLU shape", lambda f: f.swiglu_met_every_run,
+        states=("cleared the bar at every large shape",),
+        found=lambda f: f"ours cleared the bar at every large shape in {f.swiglu_met_runs} of {f.swiglu_runs} runs "
+                        f"(the newest: at {f.swiglu_met} of {f.swiglu_big})"),
+    "swiglu_newest_ahead": Guard(
+        "in the newest run ours was ahead of every rival at some large SwiGLU shape", lambda f: f.swiglu_newest_ahead,
+        states=("it was ahead of every rival at",),
+        found=lambda f: f"in the newest run ours was ahead of every rival at none of the {f.swiglu_big} large shapes"),
+    "swiglu_newest_level": Guard(
+        "in the newest run ours was level with a rival at some large SwiGLU shape", lambda f: f.swiglu_newest_level,
+        states=("and level with",),
+        found=lambda f: f"in the newest run ours was level with no rival at any of the {f.swiglu_big} large shapes"),
+    "copy_ahead_most": Guard(
+        "ours was ahead of the same-bytes copy at most large SwiGLU shapes", lambda f: 2 * f.copy_ahead > f.swiglu_big,
+        states=("ahead of the copy itself at most",),
+        found=lambda f: f"SwiGLU was ahead of its copy at only {f.copy_ahead} of {f.swiglu_big} large shapes"
+                        + (f", behind it at {f.copy_behind}, by {abs(f.copy_behind_low_us):.2f} to "
+                           f"{abs(f.copy_behind_us):.2f} µs" if f.copy_behind else "")),
+    "copy_ahead_same": Guard(
+        "ours was ahead of the copy at as many large SwiGLU shapes in every run", lambda f: f.swiglu_copy_ahead_same,
+        states=("shapes, in every run",),
+        found=lambda f: f"ours was ahead of the copy at {f.copy_ahead_low} to {f.copy_ahead_high} large shapes, "
+                        f"from run to run"),
+    "compiled_level": Guard(
+        "in the newest run torch.compile was level with ours at some large SwiGLU shape",
+        lambda f: f.swiglu_compiled_level, states=("torch.compile was level with ours at",),
+        found=lambda f: "ours was ahead of torch.compile at every large shape"
+                        + (f", level only with {f.swiglu_level_text}" if f.swiglu_level_text else ""),
+        absent=(lambda f: not f.swiglu_compiled_level,
+                "in the newest run ours was level with torch.compile at no large SwiGLU shape")),
+    "compiled_inexact": Guard(
+        "where torch.compile was level with ours it differed from eager's output while ours did not",
+        # where it was level nowhere, compiled_level says so: this clause only speaks of where it was
+        lambda f: not f.swiglu_compiled_level or (f.inexact_shows and f.inexact_compiled and f.inexact_level),
+        states=("but not exact",),
+        found=lambda f: f"where {f.inexact_rival or 'a rival'} was level with ours, its output matched eager's as "
+                        f"ours did",
+        absent=(lambda f: not f.inexact_shows,
+                "where a rival was level with ours, it matched eager's output as ours did")),
+    "probe_moves_more": Guard(
+        "in some run placements moved ours more than it differed from any rival at the shape drawn",
+        lambda f: 0 < f.probe_more_runs, states=("more than its median difference from any rival",),
+        found=lambda f: f"at {f.probe_shape} placements moved ours by up to {page.num(f.probe_ours_us, 2)} µs, no "
+                        f"more than its median difference from a rival ({page.num(f.probe_rival_us, 2)} µs), in every "
+                        f"run"),
+    "beat_copy_ieee": Guard(
+        "ours beat the copy somewhere, each time with the IEEE divide", lambda f: f.beat_copy_all_ieee,
+        states=("Wherever ours beat the copy, it ran the IEEE divide",),
+        found=lambda f: f"ours beat the copy at {f.copy_ahead} large shapes, {f.copy_ahead_ieee} of them with the "
+                        f"IEEE divide"),
+    "ieee_holds_fewer": Guard(
+        "with the IEEE divide an SM holds fewer of the kernel's programs", lambda f: f.ieee_holds_fewer,
+        states=("That divide costs registers",),
+        found=lambda f: f"an SM holds {f.held_ieee} of the kernel's programs with the IEEE divide and "
+                        f"{f.held_approx} with the fast one"),
+    "swiglu_newest_noisy": Guard(
+        "in the newest run a SwiGLU figure stayed noisy at a large shape", lambda f: f.swiglu_newest_noisy_big,
+        states=("still noisy at a large shape",),
+        found=lambda f: "every SwiGLU figure at every large shape was quiet in the newest run",
+        absent=(lambda f: not f.swiglu_newest_noisy_big,
+                "every SwiGLU figure at every large shape was quiet in the newest run")),
 }
 
 
@@ -653,6 +807,10 @@ def _add(add: dict[str, Any], med: dict[str, Any]) -> dict[str, Any]:
         small_tile_low=min(small_tile), small_tile_high=max(small_tile),
         small_own_work_points=own_work * 100, small_own_work_shows=own_work >= SHOWN,
         large_copy_gib=add["large_copy"]["bytes_moved"] / 2 / 2**30, large_copy_gbps=add["large_copy"]["gbps"],
+        rms_norm_share_high=max(x for s in med["shapes"] if not s["small"] if (x := _share(s, "rms_norm")) is not None),
+        figure_share_low=min(v["share_of_copy"] for s in med["shapes"] if not s["small"]
+                             for k, v in s["versions"].items()
+                             if k not in FIGURE_LEAVES_OUT and "share_of_copy" in v),
     )
 
 
@@ -736,9 +894,10 @@ def _swiglu(sw: dict[str, Any], med: dict[str, Any], runs: list[dict[str, Any]])
         swiglu_share_low=min(s["versions"][OURS]["share_of_copy"] for s in m_shapes),
         swiglu_share_high=max(s["versions"][OURS]["share_of_copy"] for s in m_shapes),
         swiglu_kernels=1 + len(rivals), swiglu_spread_points=max(max(x) - min(x) for x in shares) * 100,
-        swiglu_all_near_copy=all(min(x) >= GOAL_SHARE for x in shares),
+        swiglu_all_near_copy=all(min(x) >= GOAL_SHARE for x in shares), swiglu_all_low=min(min(x) for x in shares),
         placements_low=min(counts), placements_high=max(counts), placements_vary=min(counts) != max(counts),
         swiglu_ahead_shapes=ahead, swiglu_any_ahead=bool(ahead), swiglu_level=level, swiglu_any_level=bool(level),
+        swiglu_compiled_level=any(LABELS["compiled"] in g.names for g in level),
         swiglu_behind=behind_, swiglu_any_behind=bool(behind_),
         swiglu_at_share=sum(at_share(s) for s in shapes), swiglu_met=n_met, swiglu_goal_met=n_met == len(shapes),
         swiglu_goal=goal_of(shapes, SWIGLU),
@@ -755,12 +914,14 @@ def _swiglu(sw: dict[str, Any], med: dict[str, Any], runs: list[dict[str, Any]])
         copy_ahead=len(over), copy_level=sum(p["verdict"] == "level" for p, _ in vs_copy.values()),
         copy_behind=len(under), copy_behind_any=bool(under),
         copy_behind_us=worst[0]["median"] * 1e3 if worst else 0.0,
+        copy_behind_low_us=min(p["median"] for p, _ in under) * 1e3 if under else 0.0,
         copy_behind_share=worst[0]["median"] / statistics.median(worst[1]["placements"]["copy"]) if worst else 0.0,
         copy_ahead_ieee=sum(s["best_config"][2] for s in over), beat_copy_any=bool(over),
         beat_copy_all_ieee=bool(over) and all(s["best_config"][2] for s in over),
         probe_shape=shape_text(at_probe), probe_widest=LABELS[widest], probe_widest_us=moved[widest] * 1e3,
         probe_ours_us=moved[OURS] * 1e3,
         probe_moves_more=moved[OURS] > max(abs(p["median"]) for p in against(at_probe, tuple(rivals)).values()),
+        probe_rival_us=max(abs(p["median"]) for p in against(at_probe, tuple(rivals)).values()) * 1e3,
         regs_ieee=reg["per_thread"]["ieee"], regs_approx=reg["per_thread"]["approx"], reg_warps=reg["warps"],
         held_ieee=held["ieee"], held_approx=held["approx"], ieee_holds_fewer=held["ieee"] < held["approx"],
     )
@@ -789,19 +950,24 @@ def _every_run(adds: list[dict[str, Any]], m_add: dict[str, Any], sws: list[dict
     return dict(
         add_open=new_a["add_open"], add_goal_noisy_text=new_a["add_goal_noisy_text"],
         add_runs=len(a), add_ahead_every_run=all(x["add_all_ahead"] for x in a),
+        add_ahead_runs=sum(x["add_all_ahead"] for x in a),
         add_missed_no_run=all(x["add_goal"] != "missed" for x in a),
+        add_missed_runs=sum(x["add_goal"] == "missed" for x in a),
         add_met_runs=sum(x["add_goal"] == "met" for x in a), add_newest_noisy=new_a["add_goal_noisy"],
         add_newest_under=len(new_a["add_under"]),
         swiglu_noisy_text=new_w["swiglu_noisy_text"], swiglu_ahead_text=new_w["swiglu_ahead_text"],
-        swiglu_level_text=new_w["swiglu_level_text"],
+        swiglu_level_text=new_w["swiglu_level_text"], swiglu_compiled_level=new_w["swiglu_compiled_level"],
         **{k: v for k, v in new_w.items() if k.startswith("inexact_")},
         swiglu_runs=len(w), swiglu_quiet_big_runs=sum(not x["swiglu_noisy_big"] for x in w),
         swiglu_newest_noisy_big=new_w["swiglu_noisy_big"],
         swiglu_same_placements=not any(x["placements_vary"] for x in w)
         and len({x["placements_low"] for x in w}) == 1,
         swiglu_behind_no_run=not any(x["swiglu_any_behind"] for x in w),
+        swiglu_behind_runs=sum(x["swiglu_any_behind"] for x in w),
         swiglu_met_every_run=all(x["swiglu_goal_met"] for x in w),
+        swiglu_met_runs=sum(x["swiglu_goal_met"] for x in w),
         swiglu_copy_ahead_same=len({x["copy_ahead"] for x in w}) == 1,
+        copy_ahead_low=min(x["copy_ahead"] for x in w), copy_ahead_high=max(x["copy_ahead"] for x in w),
         copy_behind_runs=sum(x["copy_behind_any"] for x in w), copy_behind_most=max(x["copy_behind"] for x in w),
         swiglu_all_ahead_runs=sum(not x["swiglu_any_level"] and not x["swiglu_any_behind"] for x in w),
         swiglu_newest_ahead=new_w["swiglu_any_ahead"], swiglu_newest_level=new_w["swiglu_any_level"],

@@ -37,6 +37,7 @@ from kernelbook.chapters.fusing_by_hand.facts import speedup as fusion_speedup
 from kernelbook.chapters.fusing_by_hand.facts import version_time
 from kernelbook.chapters.machine import facts as machine
 from kernelbook.chapters.speed_of_light.facts import BIG_BYTES, OURS
+from kernelbook.guards import Guard
 
 ONE_RULE = False  # this page reads every stored run itself (kernelbook.factbook does not take medians over them)
 RULE = "read over every stored run of each experiment, earlier code's too (the stability page's own rule)"
@@ -323,6 +324,7 @@ class Facts:
     one_current_experiments: int  # ... how many
     one_run_figures: int  # figures whose experiment has only one run of the current code
     same_versions: bool  # every stored run ran the same torch, Triton, CUDA and driver
+    software_seen: tuple[str, ...]  # ... each set of versions the stored runs ran, as the page writes them
     versions: tuple[str, ...]  # those of the newest run of machine.ceilings
     software: str  # ... as the page writes them: 'torch 2.11.0+cu130, Triton 3.6.0, CUDA 13.0, driver 580.159.04'
     earlier_first: str  # the oldest earlier-code run's date, '2026-11-29' ("" if none)
@@ -370,12 +372,16 @@ class Facts:
     launch_host_within: float
     launch_graph_within: float
     launch_clocks_same: bool  # every run read the same SM and memory clocks at its start and at its end
+    launch_sm_seen: tuple[str, ...]  # the SM clocks (MHz) the runs read at their starts and ends, each once
     launch_sm_end: str  # MHz at the newest run's end
     launch_unsettled: bool  # the eager launch and the host's enqueue time are both unsettled across the runs
+    launch_eager_firmness: Firmness  # the eager launch's label in the table
+    launch_host_firmness: Firmness  # the host's enqueue time's
     # the decode step's rounds (the newest decode.six_ways run)
     decode_rounds: tuple[WayRounds, ...]
     decode_rounds_n: int
     decode_clocks_same: bool  # every round began and ended at the same SM and memory clocks
+    decode_sm_seen: tuple[str, ...]  # the SM clocks (MHz) the rounds read at their starts and ends, each once
     decode_sm: str
     ro_slow_round: int
     ro_slow_step_ms: float
@@ -426,29 +432,135 @@ FORMATS = {  # how each figure reads on the page (kernelbook.macros); counts rea
     "decode_ma_compile_s": "num:0", "far_last_gap": "pct:1",
 }
 
+def _fig(f: Facts, key: str) -> Figure:
+    return next(x for x in f.figures if x.key == key)
+
+
+def _not_unsettled(f: Facts, key: str, name: str) -> str:
+    """Where a launch figure is not unsettled: its runs, and what its label is instead."""
+    x = _fig(f, key)
+    if x.current_runs == 1:
+        return (f"{name} has one run of the current code, {x.firmness} within it: whether its runs disagree needs a "
+                "second run")
+    return (f"{name}'s {x.current_runs} runs of the current code lie {page.pct(x.current_range, 1)} apart, within "
+            f"{page.pct(FIRM)} or its own spread of {page.pct(x.within, 1)}: it is {x.firmness}")
+
+
+def _one_run_each(f: Facts) -> str:
+    """The runs of the current code, where some experiment has a single one."""
+    if f.one_current_each:
+        return (f"each of the {f.experiments} experiments has a single run of the current code, so how firm a figure "
+                "is needs a second run")
+    return f"{f.one_current_experiments} of the {f.experiments} experiments have a single run of the current code"
+
+
+def _disagree_found(f: Facts) -> str:
+    if f.one_run_figures == f.n_figures:
+        return (f"every headline figure has a single run of the current code, so whether the next run agrees is not "
+                f"measured yet ({f.n_steady} are steady in their one run, {f.n_noisy} noisy in it, {f.n_no_rounds} "
+                f"store no rounds)")
+    return (f"no figure's runs of the current code disagree by more than {page.pct(FIRM)} and by more than their own "
+            f"spreads ({f.n_firm} are firm, {f.n_noisy} noisy)")
+
+
+def _current_gap(f: Facts) -> str:
+    x = max((r for r in f.launch_runs if r.current), key=lambda r: abs(r.eager_over_host - 1))
+    return (f"in a run of the current code the eager cost per launch lay {page.pct(abs(x.eager_over_host - 1))} from "
+            f"the host's enqueue time ({page.num(x.eager_us, 2)} against {page.num(x.host_us, 2)} µs)")
+
+
 GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
-    "two_each": ("every experiment has at least two runs of the current code",
-                 lambda f: f.one_current_experiments == 0),
-    "earlier": ("some experiment has a stored run of earlier code", lambda f: f.earlier_runs > 0),
-    "same_sw": ("every stored run used the same torch, Triton, CUDA and driver", lambda f: f.same_versions),
-    "moved": ("an earlier-code run put some figure further from today's than FIRM and than the spreads",
-              lambda f: f.n_moved > 0),
-    "host_paced": ("in every run of the current code, eager µs per launch came within TRACKS of the host's enqueue µs",
-                   lambda f: f.launch_tracks_current),
-    "launch_clocks": ("every machine.ceilings run read the same SM and memory clocks at its start and end",
-                      lambda f: f.launch_clocks_same),
-    "eager_host": ("the host's time was at least HOST_BOUND of every eager decode step",
-                   lambda f: f.eager_host_low >= HOST_BOUND),
-    "graph_host": ("in both compiled graph modes, the slow round's extra host time is HOST_SHARE of its extra step "
-                   "time or more", lambda f: f.graph_modes_host),
-    "decode_clocks": ("every decode round began and ended at the same SM and memory clocks",
-                      lambda f: f.decode_clocks_same),
-    "same_picks": ("every stored torch_compile.codegen run (two or more) kept the same kernels",
-                   lambda f: f.picks_compared and f.picks_same),
-    "runs_disagree": ("some figure's runs of the current code disagree by more than FIRM and than their own spreads",
-                      lambda f: f.n_unsettled > 0),
-    "launch_unsettled": ("the eager launch and the host's enqueue time are both unsettled",
-                         lambda f: f.launch_unsettled),
+    "all_judged": Guard(
+        "every headline figure has two runs or more of the current code, so each is firm, noisy or unsettled",
+        lambda f: f.one_run_figures == 0, states=("their runs agree",),
+        found=lambda f: (f"{f.one_run_figures} of the {f.n_figures} headline figures have a single run of the "
+                         f"current code ({f.n_steady} steady in it, {f.n_no_rounds} with no rounds stored): how firm "
+                         "they are needs a second run"),
+        absent=(lambda f: f.one_run_figures == f.n_figures,
+                "every headline figure has a single run of the current code, and how firm a figure is needs a second "
+                "run")),
+    "runs_disagree": Guard(
+        f"the runs of some figure disagree by more than {FIRM:.0%} and by more than their own spreads",
+        lambda f: f.n_unsettled > 0, states=("not that the next run will agree",), found=_disagree_found),
+    "eager_unsettled": Guard(
+        "the eager launch is unsettled: its runs disagree by more than the threshold and their own spreads",
+        lambda f: f.launch_eager_firmness == "unsettled", states=("calls the eager launch unsettled",),
+        found=lambda f: _not_unsettled(f, "launch_eager", "the eager launch")),
+    "host_unsettled": Guard(
+        "the host's enqueue time is unsettled: its runs disagree by more than the threshold and their own spreads",
+        lambda f: f.launch_host_firmness == "unsettled", states=("calls the host's enqueue time unsettled",),
+        found=lambda f: _not_unsettled(f, "launch_host", "the host's enqueue time")),
+    "host_paced": Guard(
+        f"in every run of the current code, the eager cost per launch came within {TRACKS:.0%} of the host's time to "
+        "enqueue one launch", lambda f: f.launch_tracks_current,
+        states=(("came within {{ f.tracks }} of the host's time", "move with the host"),), found=_current_gap),
+    "launch_moved": Guard(
+        f"over the stored runs, the eager cost per launch moved by more than {FIRM:.0%} of today's figure",
+        lambda f: f.launch_eager_moved > FIRM, states=("ran from {{ f.launch_eager_low }} to",),
+        found=lambda f: (f"over its {f.launch_n} stored runs the eager cost per launch ran from "
+                         f"{page.num(f.launch_eager_low, 2)} to {page.num(f.launch_eager_high, 2)} µs, "
+                         f"{page.pct(f.launch_eager_moved, 1)} of today's figure"),
+        absent=(lambda f: f.launch_n == 1,
+                "the launch loop has a single stored run, and how far it moves from run to run needs a second")),
+    "launch_clocks": Guard(
+        "every launch run read the same SM and memory clocks at its start and its end",
+        lambda f: f.launch_clocks_same, states=("found the GPU's clocks where the others did",),
+        found=lambda f: (f"the {f.launch_n} launch runs did not all read the same clocks at their starts and ends "
+                         f"(SM at {', '.join(f.launch_sm_seen)} MHz)")),
+    "eager_host": Guard(
+        f"in both eager decode ways, the host's time was at least {HOST_BOUND:.0%} of the step in every round",
+        lambda f: f.eager_host_low >= HOST_BOUND,
+        states=(("at least {{ f.eager_host_low }} of the step in every round",
+                 "eager decode steps move with the host"),),
+        found=lambda f: (f"in some round of an eager decode way the host's time was only "
+                         f"{page.pct_down(f.eager_host_low, 1)} of the step")),
+    "graph_host": Guard(
+        f"in both compiled graph modes, the slowest round's extra host time was at least {HOST_SHARE:.0%} of its "
+        "extra step time", lambda f: f.graph_modes_host, states=("extra host time too",),
+        found=lambda f: (f"in its slowest round, reduce-overhead's step ran {page.num(f.ro_slow_step_ms, 2)} ms over "
+                         f"its median with {f.ro_slow_host_ms:+.2f} ms of host time, max-autotune's "
+                         f"{page.num(f.ma_slow_step_ms, 2)} ms over with {f.ma_slow_host_ms:+.2f} ms")),
+    "decode_clocks": Guard(
+        "every decode round began and ended at the same SM and memory clocks",
+        lambda f: f.decode_clocks_same, states=("read the same at the start and end of every round",),
+        found=lambda f: (f"the decode rounds did not all read the same clocks at their starts and ends (SM at "
+                         f"{', '.join(f.decode_sm_seen)} MHz)")),
+    "picks_compared": Guard(
+        "max-autotune's picks for the MLP half have two stored runs or more to compare",
+        lambda f: f.picks_compared, states=("in every stored run",),
+        found=lambda f: f"max-autotune's picks for the MLP half have {f.picks_n} stored run",
+        absent=(lambda f: f.picks_n == 1,
+                "max-autotune's picks have a single stored run, and whether a second keeps the same kernels is not "
+                "measured yet")),
+    "picks_same": Guard(
+        "every stored run of max-autotune kept the same kernels for the MLP half",
+        lambda f: f.picks_same, states=("kept the same",),
+        found=lambda f: (f"its {f.picks_n} stored runs kept {len({p.kernels for p in f.picks})} different sets of "
+                         "kernels for the MLP half")),
+    "far_compared": Guard(
+        "the hand-built decode step's tuning has two stored runs or more to compare",
+        lambda f: f.far_compared, states=("from run to run",),
+        found=lambda f: f"the hand-built decode step's tuning has {f.far_runs} stored run",
+        absent=(lambda f: f.far_runs == 1,
+                "the hand-built decode step's tuning has a single stored run, and whether a second picks the same "
+                "configurations is not measured yet")),
+    "two_each": Guard(
+        "every experiment has at least two runs of the current code", lambda f: f.one_current_experiments == 0,
+        states=("at least two runs each",), found=_one_run_each),
+    "same_sw": Guard(
+        "every stored run used the same torch, Triton, CUDA and driver", lambda f: f.same_versions,
+        states=("the same software",),
+        found=lambda f: f"the stored runs used {len(f.software_seen)} sets of software: {'; '.join(f.software_seen)}"),
+    "earlier": Guard(
+        "some experiment has a stored run of earlier code", lambda f: f.earlier_runs > 0,
+        states=("runs of earlier code",), found=lambda f: f"{f.earlier_runs} runs of earlier code are stored",
+        absent=(lambda f: f.earlier_runs == 0, "no run of earlier code is stored")),
+    "moved": Guard(
+        f"an earlier-code run put some figure further from today's than {FIRM:.0%} and than the spreads",
+        lambda f: f.n_moved > 0, states=("further from today's median than the threshold",),
+        found=lambda f: (f"none of the {f.earlier_runs} earlier-code runs lies further from today's figure than "
+                         f"{page.pct(FIRM)} and than its own spread"),
+        absent=(lambda f: f.earlier_runs == 0, "no run of earlier code is stored to set beside today's figures")),
 }
 
 
@@ -536,7 +648,8 @@ def _launches(runs: list[Run]) -> dict[str, Any]:
         launch_eager_within=sample(machine.eager_launch(now.data)).spread,
         launch_host_within=sample(machine.host_enqueue(now.data)).spread,
         launch_graph_within=sample(machine.graph_launch(now.data)).spread,
-        launch_clocks_same=len({r.clocks for r in runs}) == 1, launch_sm_end=now.clocks[2])
+        launch_clocks_same=len({r.clocks for r in runs}) == 1, launch_sm_end=now.clocks[2],
+        launch_sm_seen=tuple(dict.fromkeys(c for r in runs for c in (r.clocks[0], r.clocks[2]))))
 
 
 def _way(d: dict[str, Any], name: str) -> WayRounds:
@@ -558,6 +671,8 @@ def _decode_rounds(runs: list[Run]) -> dict[str, Any]:
     eager_low = min(h / s for n in EAGER for h, s in zip(ways[n].host_ms, ways[n].step_ms, strict=True))
     return dict(
         decode_rounds=tuple(ways.values()), decode_rounds_n=len(d["rounds"]), decode_clocks_same=len(clocks) == 1,
+        decode_sm_seen=tuple(dict.fromkeys(f"{s['clocks.sm']:.0f}" for r in d["rounds"]
+                                           for s in (r["smi"], r["smi_end"]))),
         decode_sm=f"{d['rounds'][-1]['smi_end']['clocks.sm']:.0f}",
         ro_slow_round=ro.slow_round, ro_slow_step_ms=ro.slow_step_ms, ro_slow_host_ms=ro.slow_host_ms,
         ma_slow_round=ma.slow_round, ma_slow_step_ms=ma.slow_step_ms, ma_slow_host_ms=ma.slow_host_ms,
@@ -600,6 +715,10 @@ def _picks(codegen: list[Run], ladder: list[Run]) -> dict[str, Any]:
         retuned=tuple(retuned), n_retuned=len(retuned), retuned_same=not retuned)
 
 
+def _software(versions: tuple[str, ...]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in zip(("torch", "Triton", "CUDA", "driver"), versions, strict=True))
+
+
 def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
     """runs: every experiment of EXPERIMENTS -> its stored runs on one machine, oldest first, each marked current
     (a run of the current code) or not; at least one current run each."""
@@ -623,8 +742,8 @@ def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
         one_current_experiments=sum(sum(r.current for r in runs[n]) == 1 for n in EXPERIMENTS),
         one_run_figures=sum(x.current_runs == 1 for x in figs),
         same_versions=len({r.versions for r in every}) == 1,
-        versions=versions, software=", ".join(f"{k} {v}" for k, v in zip(("torch", "Triton", "CUDA", "driver"),
-                                                                            versions, strict=True)),
+        software_seen=tuple(dict.fromkeys(_software(r.versions) for r in every)),
+        versions=versions, software=_software(versions),
         earlier_first=min((r.started for r in earlier), default="")[:10],
         figures=tuple(figs), n_figures=len(figs),
         firm_labels=_labels(figs, "firm"), steady_labels=steady, noisy_labels=_labels(figs, "noisy"),
@@ -638,6 +757,8 @@ def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
         moved_steady_labels=tuple(f.label for f in moved if f.label in steady),
         any_moved_steady=any(f.label in steady for f in moved),
         launch_unsettled=all(x.firmness == "unsettled" for x in figs if x.key in ("launch_eager", "launch_host")),
+        launch_eager_firmness=next(x.firmness for x in figs if x.key == "launch_eager"),
+        launch_host_firmness=next(x.firmness for x in figs if x.key == "launch_host"),
         **_launches(runs["machine.ceilings"]), **_decode_rounds(runs["decode.six_ways"]),
         **_picks(runs["torch_compile.codegen"], runs["decode_far.ladder"]),
     )

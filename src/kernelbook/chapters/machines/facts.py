@@ -1,0 +1,125 @@
+"""The facts of docs/machines.md: what carries over from the primary GPU to the book's other measured GPU.
+
+Every figure comes from kernelbook.chapters.machines.carry, which reads the other chapters' facts (each the median
+over its machine's runs), their guards and the claims ledger on both machines. Where the book has no second measured
+GPU, the fields that compare are None and each paragraph that states them gives way to one sentence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kernelbook import page, paths, store
+from kernelbook.guards import Guard
+
+from . import carry
+
+ONE_RULE = False
+RULE = "from each chapter's facts on both GPUs, each the median over that GPU's runs of the current code"
+NEAR_FLOOR = 0.9  # an item "nearly all bytes": at this share of its bandwidth floor or more, on the primary
+WITH_COPY = 0.1  # ... "as much longer as the copy": within this fraction of the copy's ratio
+FORMATS = {"copy_ratio": "times:2", "datasheet_ratio": "times:2", "bytes_low": "times:2", "bytes_high": "times:2",
+           "flat_low": "times:2", "flat_high": "times:2", "six_ratio": "times:2", "hand_ratio": "times:2",
+           "hand_share": "pct", "near_floor": "pct"}
+
+
+@dataclass(frozen=True)
+class Facts:
+    primary: str  # "H200"
+    other: str | None  # "H100 80GB HBM3"; None without a second measured GPU
+    others_n: int
+    near_floor: float
+    copy_ratio: float | None  # the other GPU's copy time over the primary's
+    datasheet_ratio: float | None  # the same by the vendors' datasheet bandwidths
+    bytes_n: int  # items at NEAR_FLOOR of their floor or more
+    bytes_low: float | None  # ... their time ratios, the lowest and highest
+    bytes_high: float | None
+    flat_n: int  # items that move no bytes worth counting: launches, host work, compiling
+    flat_low: float | None
+    flat_high: float | None
+    six_ratio: float | None  # the decode chapter's best step (mostly launches and waits)
+    hand_ratio: float | None  # the fastest hand-built step
+    hand_share: float | None  # ... its share of the bandwidth floor on the primary
+    findings_n: int  # statements the chapters make of the primary's data (their guards)
+    findings_both: int  # ... that hold on the other GPU too
+    findings_differ: int
+    rows_n: int  # claims ledger rows
+    rows_differ: int  # ... whose verdicts differ between the two GPUs
+
+
+def facts(machine: str | None = None) -> Facts:
+    primary = paths.pyproject_primary()
+    others = carry.measured()
+    label = store.machine_label
+    if not others:
+        return Facts(label(primary), None, 0, NEAR_FLOOR, None, None, 0, None, None, 0, None, None, None, None, None,
+                     0, 0, 0, 0, 0)
+    other = others[0]
+    for m in (primary, other):
+        page.result("machine.ceilings", m)  # read: the page's stale warning and footer name both machines' runs
+    items = carry.timed(primary, other)
+    near = [t.ratio for t in items if t.share >= NEAR_FLOOR]
+    flat = [t.ratio for t in items if t.kind in ("launch", "host", "compile")]
+    by = {t.label: t for t in items}
+    found = carry.findings([primary, other])
+    differ, by_row = carry.ledger([primary, other])
+    six, hand = by.get("decode step, six ways' best"), by.get("decode step, fastest hand-built")
+    return Facts(
+        primary=label(primary), other=label(other), others_n=len(others), near_floor=NEAR_FLOOR,
+        copy_ratio=carry.copy_ratio(primary, other), datasheet_ratio=carry.datasheet_ratio(primary, other),
+        bytes_n=len(near), bytes_low=min(near, default=None), bytes_high=max(near, default=None),
+        flat_n=len(flat), flat_low=min(flat, default=None), flat_high=max(flat, default=None),
+        six_ratio=six.ratio if six else None, hand_ratio=hand.ratio if hand else None,
+        hand_share=hand.share if hand else None,
+        findings_n=len(found), findings_both=sum(all(x.holds) for x in found),
+        findings_differ=sum(not all(x.holds) for x in found), rows_n=len(by_row), rows_differ=len(differ))
+
+
+def _x(v: float | None) -> str:
+    return "—" if v is None else f"{v:.2f}×"
+
+
+NO_OTHER = (lambda f: f.other is None, "no second GPU has a run of every experiment")
+GUARDS = {
+    "bytes_scale": Guard(
+        "work near its bandwidth floor took about as much longer on the other GPU as the copy did",
+        lambda f: f.bytes_n > 1 and (1 - WITH_COPY) * f.copy_ratio <= f.bytes_low
+        and f.bytes_high <= (1 + WITH_COPY) * f.copy_ratio,
+        states=("as much longer", "f.copy_ratio"),
+        found=lambda f: f"work near its floor took {_x(f.bytes_low)} to {_x(f.bytes_high)} as long, the copy "
+                        f"{_x(f.copy_ratio)}",
+        absent=NO_OTHER),
+    "flat_below_copy": Guard(
+        "launches, host work and compiling took less extra time than the copy",
+        lambda f: f.flat_n > 0 and f.flat_high < f.copy_ratio,
+        states=("did not follow",),
+        found=lambda f: f"launches, host work and compiling took up to {_x(f.flat_high)} as long, the copy "
+                        f"{_x(f.copy_ratio)}",
+        absent=NO_OTHER),
+    "flat_both_sides": Guard(
+        "some of that work was faster on the other GPU and some slower",
+        lambda f: f.flat_low < 1 < f.flat_high,
+        states=("either side",),
+        found=lambda f: f"launches, host work and compiling took {_x(f.flat_low)} to {_x(f.flat_high)} as long",
+        absent=NO_OTHER),
+    "steps_between": Guard(
+        "a whole decode step fell between: the launch-bound step scaled least, the hand-built one more, both less "
+        "than the copy",
+        lambda f: 1 < f.six_ratio < f.hand_ratio < f.copy_ratio,
+        states=("f.six_ratio", "f.hand_ratio", "between"),
+        found=lambda f: f"the six ways' best step took {_x(f.six_ratio)} as long, the hand-built one "
+                        f"{_x(f.hand_ratio)}, the copy {_x(f.copy_ratio)}",
+        absent=NO_OTHER),
+    "findings_differ": Guard(
+        "some statements of the chapters do not hold on the other GPU",
+        lambda f: f.findings_differ > 0,
+        states=("do not",),
+        found=lambda f: f"all {f.findings_n} statements hold there",
+        absent=NO_OTHER),
+    "rows_differ": Guard(
+        "some ledger rows read differently on the two GPUs",
+        lambda f: f.rows_differ > 0,
+        states=("read differently",),
+        found=lambda f: f"all {f.rows_n} ledger rows read alike",
+        absent=NO_OTHER),
+}
