@@ -108,10 +108,12 @@ def test_fresh_runs_are_every_run_of_the_current_code(fixture_results):
     rec = json.loads(first.read_text())
     rec["provenance"]["source_hashes"] = store.file_hashes(["src/kernelbook/timing.py"])
     first.write_text(json.dumps(rec))
-    later = first.with_name("20260102T000000Z.json")
+    later = first.with_name("20260102T000000Z.json")  # each run named by its start, as the store checks
     rec["data"]["launch"]["speedup"] = 6.0
+    rec["provenance"]["started_utc"] = "2026-01-02T00:00:00+00:00"
     later.write_text(json.dumps(rec))
     older = first.with_name("20251231T000000Z.json")  # a run of other code: history, not a run of this code
+    rec["provenance"]["started_utc"] = "2025-12-31T00:00:00+00:00"
     rec["provenance"]["source_hashes"] = {"src/kernelbook/timing.py": "0" * 16}
     older.write_text(json.dumps(rec))
     runs = page.fresh_runs("machine.ceilings")
