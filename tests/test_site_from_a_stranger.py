@@ -125,7 +125,7 @@ def test_no_stored_string_reaches_the_html_as_markup(built, build):
             assert raw not in text, f"{f}: {text[text.index(raw) - 300:][:600]}" if raw in text else ""
         shown += text.count("&lt;script&gt;alert")
     assert shown, "the stored strings are shown, as text"
-    assert "&lt;kbx onerror=alert(1)&gt;" in html_of(built[build][0], "claims"), "the reader's data, as text"
+    assert "&lt;kbx onerror=" in html_of(built[build][0], "claims"), "the reader's data, as text"
 
 
 @pytest.mark.parametrize("build", ["mkdocs", "zensical"])
