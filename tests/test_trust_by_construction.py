@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_bad_input import kb, one_line, snapshot
+from test_bad_input import one_line, snapshot
 from test_results_provenance import measured_files
 from test_trust import PRIMARY, committed, edit, runs_of  # noqa: F401 - a fixture
 
@@ -108,17 +108,17 @@ def test_json_that_is_not_strict_is_corrupt_with_one_line(committed, monkeypatch
     assert f"CORRUPT  machine.ceilings: {newest}: not valid JSON ({message})" in out and "Traceback" not in out
 
 
-def test_nesting_too_deep_ends_no_command_in_a_traceback(committed, tmp_path):  # noqa: F811
+def test_nesting_too_deep_ends_no_command_in_a_traceback(committed, tmp_path, capsys):  # noqa: F811
+    """2,500 levels in a 5 KB file: a RecursionError out of check, list and merge before issue 58."""
     newest = runs_of(committed, "machine.ceilings")[-1]
     newest.write_text("[" * 2500 + "]" * 2500)
-    for args in (["check"], ["list"]):
-        done = kb(*args, KERNELBOOK_RESULTS=str(committed))
-        assert "Traceback" not in done.stderr and "nested deeper than 64" in done.stdout, done.stderr[-2000:]
+    assert cli.main(["check"]) == 1 and "nested deeper than 64" in capsys.readouterr().out
+    assert cli.main(["list"]) == 0 and "nested deeper than 64" in capsys.readouterr().out
     incoming = tmp_path / "incoming"
     (incoming / PRIMARY / "machine.ceilings").mkdir(parents=True)
     shutil.move(newest, incoming / PRIMARY / "machine.ceilings" / newest.name)
-    done = kb("merge", str(incoming), "--into", str(committed), KERNELBOOK_RESULTS=str(committed))
-    assert done.returncode == 1 and "Traceback" not in done.stderr and "nested deeper than 64" in done.stderr
+    assert cli.main(["merge", str(incoming), "--into", str(committed)]) == 1
+    assert "nested deeper than 64" in capsys.readouterr().err
 
 
 # ---- 4. merge checks the folder it would produce -------------------------------------------------------------------
@@ -194,12 +194,13 @@ def test_a_note_at_the_results_top_is_no_stray(committed, capsys):  # noqa: F811
 
 
 @pytest.mark.parametrize("args", [["check"], ["list"], ["merge", "results", "--into", "results"], ["notebooks"],
-                                  ["shards", "1"]])
-def test_a_bad_mode_is_one_line_in_every_command(args):
-    done = kb(*args, KERNELBOOK_MODE="bogus")
-    assert done.returncode == 2 and one_line(done.stderr).startswith("kernelbook: error: KERNELBOOK_MODE='bogus' is "
-                                                                     "not a mode"), done.stderr
-    assert done.stdout == ""
+                                  ["shards", "1"], ["schemas"]])
+def test_a_bad_mode_is_one_line_in_every_command(monkeypatch, capsys, args):
+    """`check` printed 209 guard lines advising to rewrite paragraphs; the build said it in one."""
+    monkeypatch.setenv("KERNELBOOK_MODE", "bogus")
+    assert cli.main(args) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and one_line(out.err).startswith("kernelbook: error: KERNELBOOK_MODE='bogus' is not a mode")
 
 
 def _notebooks(tmp_path: Path, monkeypatch) -> dict[Path, str]:

@@ -22,7 +22,7 @@ def breakable(text):  # long names (kernels, settings) may wrap after an undersc
 
 def test_of(row):
     if row.kind == "documented":
-        return f"[{breakable(row.source)}]({row.url})"
+        return page.link(breakable(row.source), row.url)
     if row.kind == "unmeasured":
         return f"to measure: {breakable(row.measure_by)}"
     return breakable(describe(row, records))
@@ -117,6 +117,6 @@ for i, (part, rows) in enumerate(ledger.by_part(judged[machines[0]])):
         cells = [breakable(j.row.claim), test_of(j.row), laptop]
         for m in machines:
             mine = next(x for x in judged[m] if x.row.id == j.row.id)
-            cells += [figure(mine, m), f"[{mine.verdict}]({href(j.row.page)})", runs(mine)]
+            cells += [figure(mine, m), page.link(mine.verdict, href(j.row.page)), runs(mine)]
         table.append(cells)
     print(page.table(heads, table, align="lll" + "rlr" * len(machines), name=f"claims-{i + 1}"))

@@ -355,20 +355,37 @@ class Markup(str):
 
 def text(x: Any) -> Markup:
     """x as text in HTML or Markdown: <, > and & escaped (a Dynamo reason `<built-in function print>` reads as
-    written instead of vanishing as an unknown tag)."""
-    return x if isinstance(x, Markup) else Markup(str(x)) if _is_markup(x) else Markup(html.escape(str(x), quote=False))
+    written instead of vanishing as an unknown tag), and [ ] too (no link or image a result could open)."""
+    if isinstance(x, Markup) or _is_markup(x):
+        return Markup(str(x))
+    return Markup(_unbracketed(html.escape(str(x), quote=False)))
+
+
+def _unbracketed(s: str) -> str:
+    return s.replace("[", "&#91;").replace("]", "&#93;")
 
 
 def code(x: Any) -> Markup:
-    """x, a name or a line from a result, as inline code: escaped, never a Markdown code span a backtick in x could
-    end."""
-    return Markup(f"<code>{html.escape(str(x))}</code>")  # quotes too: it may stand in a box's quoted title
+    """x, a name or a line from a result, as inline code: a Markdown code span (which escapes what it holds) whose
+    backticks outnumber any run of them in x, so that none in x can end it early."""
+    s = " ".join(str(x).splitlines())
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", s)), default=0) + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") else ""
+    return Markup(f"{ticks}{pad}{s}{pad}{ticks}")
 
 
 def lines(items: Iterable[Any], sep: str = "<br>") -> Markup:
     """Cells' items on lines of their own (or joined by another separator made by code): each item escaped as text
     unless it is Markup."""
     return Markup(sep).join(items)
+
+
+def link(label: Any, href: str) -> Markup:
+    """A Markdown link made by code (a page of the site, a source the ledger cites): its label escaped as a cell is
+    (a text's [ ] are entities, so a result's string never makes a link of its own)."""
+    if any(c.isspace() or c in "()<>" for c in href):
+        raise ValueError(f"{href!r} is no link target a page makes")
+    return Markup(f"[{_html_of(label)}]({href})")
 
 
 def title(x: Any) -> Markup:
@@ -397,10 +414,10 @@ def _escape_but_cell_tags(s: str) -> str:
 
 
 def _escape_loose(s: str) -> str:
-    """< and > escaped, & too unless it starts an entity (a code span made by code() holds &lt; already)."""
+    """< > [ ] escaped, & too unless it starts an entity (the text of a fact's element holds &lt; already)."""
     parts = ENTITY.split(s)
     kept = ENTITY.findall(s)
-    esc = [html.escape(p, quote=False) for p in parts]
+    esc = [_unbracketed(html.escape(p, quote=False)) for p in parts]
     return "".join(e + (kept[i] if i < len(kept) else "") for i, e in enumerate(esc))
 
 
