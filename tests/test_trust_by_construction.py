@@ -81,15 +81,15 @@ def _rewrite(path: Path, text: str) -> None:
     ("too deep to parse", "objects and arrays nested deeper than 64"),
 ])
 @pytest.mark.parametrize("checker", ["installed", "without jsonschema-rs"])
-def test_json_that_is_not_strict_is_corrupt_with_one_line(committed, monkeypatch, capsys, case, message,  # noqa: F811
-                                                          checker, request):
+def test_json_that_is_not_strict_is_corrupt_with_one_line(fixture_results, monkeypatch, capsys, case, message, checker,
+                                                          request):
     from kernelbook import schema
 
     if checker != "installed":  # the GPU image has no jsonschema-rs: 1e999 passed there, as infinity
         monkeypatch.setitem(sys.modules, "jsonschema_rs", None)  # its import fails
         schema._validator.cache_clear()
         request.addfinalizer(schema._validator.cache_clear)
-    newest = runs_of(committed, "machine.ceilings")[-1]
+    newest = runs_of(fixture_results, "machine.ceilings")[-1]
     text = newest.read_text()
     if case == "duplicate data":
         text = text.rstrip().removesuffix("}") + ', "data": {}}'
@@ -103,13 +103,16 @@ def test_json_that_is_not_strict_is_corrupt_with_one_line(committed, monkeypatch
     with pytest.raises(store.StoreError) as err:
         store.load("machine.ceilings", PRIMARY)
     assert str(err.value) == f"{newest}: not valid JSON ({message}); re-measure or restore it from git"
+    if checker != "installed":
+        return  # the file is refused before any schema is asked: the rest is the same
     assert cli.main(["check"]) == 1
     out = capsys.readouterr().out
     assert f"CORRUPT  machine.ceilings: {newest}: not valid JSON ({message})" in out and "Traceback" not in out
 
 
-def test_nesting_too_deep_ends_no_command_in_a_traceback(committed, tmp_path, capsys):  # noqa: F811
+def test_nesting_too_deep_ends_no_command_in_a_traceback(fixture_results, tmp_path, capsys):
     """2,500 levels in a 5 KB file: a RecursionError out of check, list and merge before issue 58."""
+    committed = fixture_results  # noqa: F811 - the results to break, here the fixtures
     newest = runs_of(committed, "machine.ceilings")[-1]
     newest.write_text("[" * 2500 + "]" * 2500)
     assert cli.main(["check"]) == 1 and "nested deeper than 64" in capsys.readouterr().out
@@ -137,8 +140,7 @@ def test_a_merge_that_would_leave_a_corrupt_folder_changes_nothing(committed, tm
     assert cli.main(["merge", str(incoming), "--into", str(committed)]) == 1
     err = capsys.readouterr().err
     assert "after the merge" in err and "published figures (published.json) beside measured runs" in err, err
-    assert snapshot(committed) == before
-    assert cli.main(["check"]) == 0, capsys.readouterr().out
+    assert snapshot(committed) == before and store.status("machine.ceilings", PRIMARY) == store.FRESH
 
 
 def test_a_merge_that_would_store_a_copy_twice_changes_nothing(committed, tmp_path, capsys):  # noqa: F811
@@ -170,7 +172,8 @@ def test_a_readers_folder_that_reads_like_the_primary_gives_way(committed):  # n
 # ---- 7. nothing under results/ is skipped without a word -----------------------------------------------------------
 
 @pytest.mark.parametrize("stray", ["run", "folder", "file"])
-def test_an_entry_the_store_would_not_read_is_named_by_check_and_list(committed, capsys, stray):  # noqa: F811
+def test_an_entry_the_store_would_not_read_is_named_by_check_and_list(fixture_results, capsys, stray):
+    committed = fixture_results  # noqa: F811 - the results to break, here the fixtures
     if stray == "run":
         newest = runs_of(committed, "machine.ceilings")[-1]
         path = newest.with_name("20991231T235959Z.JSON")
@@ -189,8 +192,9 @@ def test_an_entry_the_store_would_not_read_is_named_by_check_and_list(committed,
     assert out.count(str(path)) == 1, out
 
 
-def test_a_note_at_the_results_top_is_no_stray(committed, capsys):  # noqa: F811
-    assert (committed / "PROBES.md").is_file() and store.top_strays() == []
+def test_a_note_at_the_results_top_is_no_stray(fixture_results):
+    (fixture_results / "PROBES.md").write_text("# probes\n")
+    assert store.top_strays() == []
 
 
 @pytest.mark.parametrize("args", [["check"], ["list"], ["merge", "results", "--into", "results"], ["notebooks"],
