@@ -106,7 +106,9 @@ def test_read_goes_over_every_fresh_run(fixture_results):
     one = across.read("machine.ceilings", lambda d: d["bandwidth"]["copy"])
     assert one.runs == 1 and one.median == copy["median"]
     copy["median"] *= 1.2
-    (path.parent / "29991231T000000Z.json").write_text(json.dumps(rec))
+    rec["provenance"].update(started_utc="2026-01-02T00:00:00+00:00", note="a second run")  # named by its start,
+    # and no copy of the first (the store refuses a run stored twice)
+    (path.parent / "20260102T000000Z.json").write_text(json.dumps(rec))
     two = across.read("machine.ceilings", lambda d: d["bandwidth"]["copy"])
     assert two.runs == 2 and two.vary and two.high == pytest.approx(1.2 * two.low)
     assert len(across.datas("machine.ceilings")) == 2
@@ -122,7 +124,9 @@ def _second_run(results, name, edit):
                                                             *registry.get(name).declared])
     path.write_text(json.dumps(rec))
     edit(rec["data"])
-    (path.parent / "29991231T000000Z.json").write_text(json.dumps(rec))
+    rec["provenance"].update(started_utc="2026-01-02T00:00:00+00:00", note="a second run")  # named by its start,
+    # and no copy of the first (the store refuses a run stored twice)
+    (path.parent / "20260102T000000Z.json").write_text(json.dumps(rec))
 
 
 def _times(t, k):

@@ -402,6 +402,8 @@ def _fresh_copy(tmp_path, monkeypatch, name: str, edit) -> Path:
     first = sorted((results / "nvidia-h200" / name).glob("2*.json"))[0]
     rec = json.loads(first.read_text())
     edit(rec["data"])
+    rec["provenance"].update(started_utc="2026-01-02T00:00:00+00:00", note="a second run")  # named by its start,
+    # and no copy of the first (the store refuses a run stored twice)
     (first.parent / "20260102T000000Z.json").write_text(json.dumps(rec))
     monkeypatch.setenv("KERNELBOOK_RESULTS", str(results))
     monkeypatch.setenv("KERNELBOOK_MODE", "replay")

@@ -108,10 +108,12 @@ def test_fresh_runs_are_every_run_of_the_current_code(fixture_results):
     rec = json.loads(first.read_text())
     rec["provenance"]["source_hashes"] = store.file_hashes(["src/kernelbook/timing.py"])
     first.write_text(json.dumps(rec))
-    later = first.with_name("20260102T000000Z.json")
+    later = first.with_name("20260102T000000Z.json")  # each run named by its start, as the store checks
     rec["data"]["launch"]["speedup"] = 6.0
+    rec["provenance"]["started_utc"] = "2026-01-02T00:00:00+00:00"
     later.write_text(json.dumps(rec))
     older = first.with_name("20251231T000000Z.json")  # a run of other code: history, not a run of this code
+    rec["provenance"]["started_utc"] = "2025-12-31T00:00:00+00:00"
     rec["provenance"]["source_hashes"] = {"src/kernelbook/timing.py": "0" * 16}
     older.write_text(json.dumps(rec))
     runs = page.fresh_runs("machine.ceilings")
@@ -188,3 +190,32 @@ def test_a_table_that_shows_some_columns_downloads_all_of_them():
     assert "| what | ms |" in out and "noise" not in out.split("kb-downloads")[0]
     csv = base64.b64decode(re.search(r'href="data:text/csv;base64,([^"]+)"', out)[1]).decode()
     assert csv.splitlines() == ["what,ms,noise", "a,1.0,±1%"]
+
+
+# ---- stored text is escaped by construction (issue 58) ------------------------------------------------------------
+
+def test_a_cell_from_a_result_is_text_and_markup_from_code_is_kept():
+    reason = "Dynamo does not know how to trace <built-in function print> [x](javascript:f())"
+    md = page.table(["what", "reason"], [[page.code("f<x>"), reason]])
+    line = md.splitlines()[2]
+    assert "&lt;built-in function print&gt;" in line and "&#91;x&#93;(javascript:f())" in line and "<built" not in line
+    assert "`f<x>`" in line  # a code span: Markdown escapes what it holds
+    assert "<br>" in page.table(["a"], [[page.lines(["one", "<two>"])]]).splitlines()[2]
+    assert "&lt;two&gt;" in page.table(["a"], [[page.lines(["one", "<two>"])]]).splitlines()[2]
+
+
+def test_code_outlasts_any_backtick_inside():
+    assert page.code("a``b") == "```a``b```" and page.code("`x") == "`` `x ``"
+    block = page.code_block("log\n```\n<img src=1 onerror=f()>", indent="  ")
+    assert block.splitlines()[0] == "  ````text" and block.splitlines()[-1] == "  ````"
+
+
+def test_markup_joined_with_text_escapes_the_text():
+    assert page.code("x") + " <b>" == "`x` &lt;b&gt;" and isinstance(page.code("x") + "y", page.Markup)
+    assert page.text("<i>") + page.code("y") == "&lt;i&gt;`y`"
+
+
+def test_a_link_is_made_by_code_only():
+    assert page.link("<b>", "../machine/") == "[&lt;b&gt;](../machine/)"
+    with pytest.raises(ValueError, match="no link target"):
+        page.link("x", "javascript:f() (y)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import gc
+import html
 import json
 import re
 import runpy
@@ -215,11 +216,12 @@ def test_placements_time_every_version_once_per_placement_in_shuffled_orders(mon
 
 def test_swiglu_placements_tabulate_each_difference_with_its_interval(fixture_results, capsys):
     out = _run("swiglu_placements.py", capsys)
+    shown = html.unescape(out)  # a cell's [ ] are entities (page.table: no text makes a link)
     assert ("| 8,192 × 4,096 | 2048 × 8, approx. | −0.14 [−0.16, +0.01]<br>level | +0.13 [−0.03, +0.31]<br>level "
-            "| −0.32 [−0.50, +0.04]<br>level |") in out
-    assert "| 8,192 × 8,960 | 1024 × 4, approx. | +0.03 [+0.02, +0.06]<br>behind | 0.00 [−0.05, +0.20]<br>" in out
-    assert "| 32,768 × 8,960 | 1024 × 4, IEEE |" in out and "| −1.02 [−1.30, −0.69]<br>ahead |" in out
-    assert "ours − torch.compile, µs" in out and "ours − copy, µs" in out
+            "| −0.32 [−0.50, +0.04]<br>level |") in shown
+    assert "| 8,192 × 8,960 | 1024 × 4, approx. | +0.03 [+0.02, +0.06]<br>behind | 0.00 [−0.05, +0.20]<br>" in shown
+    assert "| 32,768 × 8,960 | 1024 × 4, IEEE |" in shown and "| −1.02 [−1.30, −0.69]<br>ahead |" in shown
+    assert "ours − torch.compile, µs" in shown and "ours − copy, µs" in shown
     # the download keeps every column: the placements and how many of them ours beat each version on
     csv = base64.b64decode(re.search(r'href="data:text/csv;base64,([^"]+)"', out)[1]).decode()
     assert '"8,192 × 4,096","2048 × 8, approx.",20,"−0.14 [−0.16, +0.01]",13,level,' in csv
@@ -227,7 +229,7 @@ def test_swiglu_placements_tabulate_each_difference_with_its_interval(fixture_re
     def compile_behind(data):  # ours 0.5 us slower than torch.compile on every placement: the interval is above 0
         _shift(data, 8192, 8960, "compiled", 5e-4)
     _edit(fixture_results, "speed_of_light.swiglu", compile_behind)
-    assert "| +0.50 [+0.50, +0.50]<br>behind |" in _run("swiglu_placements.py", capsys)
+    assert "| +0.50 [+0.50, +0.50]<br>behind |" in html.unescape(_run("swiglu_placements.py", capsys))
 
 
 @pytest.mark.parametrize("name", ["add_rmsnorm_table.py", "swiglu_table.py", "swiglu_placements.py",

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import FIXTURES, ROOT, run_file
@@ -376,7 +377,8 @@ def test_a_machine_is_labelled_by_its_folder_never_by_what_its_runs_say(committe
 
 def test_folders_that_would_read_alike_are_labelled_by_their_names(committed):
     shutil.copytree(committed / PRIMARY, committed / "h200")  # 'h200' reads 'H200' as 'nvidia-h200' does
-    assert store.machine_label(PRIMARY) == PRIMARY and store.machine_label("h200") == "h200"
+    # the primary keeps its label (its pages and guards are written for it, issue 58); the reader's folder gives way
+    assert store.machine_label(PRIMARY) == "H200" and store.machine_label("h200") == "h200"
 
 
 def test_the_ledger_and_the_machines_page_have_a_column_per_folder(committed):
@@ -393,9 +395,56 @@ def test_the_ledger_and_the_machines_page_have_a_column_per_folder(committed):
     assert heads == ["H200", "H100 80GB HBM3", "H200 Fixture"] and len(set(heads)) == len(heads)
 
 
+MARK = "<kbx onerror=alert(1)>`<built-in function print>`\n```\n</kbx>"  # a tag, a code span, a fence line
+# the data's identifiers, which code looks up by value (a marked one is a KeyError, not a page): every other string
+# of a record's data is marked
+IDENTIFIERS = {"name", "names", "order", "mode", "modes", "key", "op", "kind", "family", "kernel_names", "backend",
+               "timer", "pool", "label", "steps", "step", "baseline", "dtype", "compile_default",
+               "compile_max_autotune", "compile_reduce_overhead", "cuda_graph", "eager_dynamic", "eager_static", "own",
+               "fused_proj", "filled_attention", "attention_o", "down_ring", "few_o", "matvec", "matvec_fusions", "pdl",
+               "swiglu_ring", "greedy", "fused_kernels", "advances", "launches", "reset_touched", "profiled"}
+
+
+def _strings(value: Any, at: tuple = ()) -> list[tuple]:
+    """The paths of every string value (not key) inside value."""
+    if isinstance(value, str):
+        return [at]
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    return [p for k, v in items for p in _strings(v, (*at, k))]
+
+
+def _at(value: Any, path: tuple, new: str | None = None) -> str:
+    """The string at path inside value; with `new`, replaced by it."""
+    for k in path[:-1]:
+        value = value[k]
+    old = value[path[-1]]
+    if new is not None:
+        value[path[-1]] = new
+    return old
+
+
+def mark_data_strings(rec: dict) -> int:
+    """MARK appended to every string of a record's data but its identifiers, where its schema lets the string carry
+    it (an enum, a pattern keeps its value): what a stranger's folder may hold. Returns how many were marked."""
+    validator = schema._validator(schema.path_of(rec["experiment"]),
+                                  "published" if rec["kind"] == "published" else None)[0]
+    named = lambda path: next((k for k in reversed(path) if isinstance(k, str)), "")  # noqa: E731 - its field
+    marked = {p for p in _strings(rec["data"]) if named(p) not in IDENTIFIERS}
+    for path in marked:
+        _at(rec["data"], path, _at(rec["data"], path) + MARK)
+    while refused := {tuple(e.absolute_path) for e in validator.iter_errors(rec["data"])} & marked:
+        for path in refused:
+            _at(rec["data"], path, _at(rec["data"], path).removesuffix(MARK))
+        marked -= refused
+    assert not schema.problem(rec, rec["experiment"]), schema.problem(rec, rec["experiment"])
+    return len(marked)
+
+
 def mark_stored_strings(rec: dict) -> None:
     """Markup in every string a record stores that a page may show (tests/test_site_from_a_stranger.py builds a site
-    from such records: it shows them as text)."""
+    from such records: it shows them as text): the provenance's strings, and a reader's data too."""
+    if rec["machine"] == READER:
+        mark_data_strings(rec)
     p = rec["provenance"]
     if rec["kind"] == "published":
         p["source"] = f"{p['source']} {MARKUP}"

@@ -104,6 +104,15 @@ def test_measure_is_a_matrix_over_gpu_runners_sized_by_its_shard():
     assert upload["with"]["path"] == "measured/"  # only the runs this job made (README: the artifact)
 
 
+def test_every_artifact_can_be_uploaded_again_by_a_re_run():
+    """upload-artifact v4 refuses a name already uploaded in the run (409): without `overwrite`, "Re-run failed
+    jobs" fails a shard that failed once at its upload, and only a whole new run can publish (issue 58)."""
+    uploads = {(job, step["with"]["name"]): step["with"] for job, spec in gpu_workflow()["jobs"].items()
+               for step in spec.get("steps", []) if step.get("uses", "").startswith("actions/upload-artifact@")}
+    assert {job for job, _ in uploads} == {"measure", "publish"}
+    assert all(w.get("overwrite") is True for w in uploads.values()), uploads
+
+
 def _plan(tmp_path, gpus: str, shards: str) -> dict:
     """Run the plan job's script as GitHub would, on this machine; the matrix it writes to $GITHUB_OUTPUT."""
     step = next(s for s in gpu_workflow()["jobs"]["plan"]["steps"] if s.get("id") == "plan")

@@ -6,8 +6,7 @@ r = page.result("allocator.fragmentation")
 err = next((c["error"] for c in r.data["default"]["checkpoints"] if c["error"]), None)
 if err:
     message = "\n".join(textwrap.wrap(f"{err['type']}: {err['message']}", 100, break_on_hyphens=False))
-    print(f"```text\n{message}\n```")
-    summary = err["summary"].rstrip("\n").replace("\n", "\n    ")
-    print(f'\n??? note "memory_summary() after the error"\n    ```text\n    {summary}\n    ```\n')
+    print(page.code_block(message))
+    print(f'\n??? note "memory_summary() after the error"\n{page.code_block(err["summary"].rstrip(), indent="    ")}\n')
 else:
     print(page.provenance(r))

@@ -22,7 +22,7 @@ def breakable(text):  # long names (kernels, settings) may wrap after an undersc
 
 def test_of(row):
     if row.kind == "documented":
-        return f"[{breakable(row.source)}]({row.url})"
+        return page.link(breakable(row.source), row.url)
     if row.kind == "unmeasured":
         return f"to measure: {breakable(row.measure_by)}"
     return breakable(describe(row, records))
@@ -111,12 +111,15 @@ def short(label):  # a column head: the GPU without its memory, 'H100 80GB HBM3'
 
 
 def cell(j, m, differs):  # one GPU's column: the verdict (bold where the GPUs differ), its figure, the runs behind it
-    verdict = f"[{j.verdict}]({href(j.row.page)})"
-    n = runs(j)
-    under = "" if n == "—" else f"<br><small>{n} run{'s' * (n != '1')}</small>"
+    verdict = page.link(j.verdict, href(j.row.page))
+    parts = [page.Markup(f"**{verdict}**") if differs else verdict]
     shown = figure(j, m)
-    shown = "" if shown in ("", "—") else f"<br>{shown}"
-    return f"{f'**{verdict}**' if differs else verdict}{shown}{under}"
+    if shown not in ("", "—"):
+        parts.append(page.cell(shown))
+    n = runs(j)
+    if n != "—":
+        parts.append(page.Markup(f"<small>{page.text(n)} run{'s' * (n != '1')}</small>"))
+    return page.lines(parts)
 
 
 heads = {m: short(labels[m]) for m in machines}  # the full labels where two short ones would read alike
@@ -134,8 +137,10 @@ for i, (part, rows) in enumerate(ledger.by_part(judged[machines[0]])):
     table, full = [], []
     for j in rows:
         laptop = LAPTOP[j.row.id](j) if j.row.id in LAPTOP else breakable(j.laptop)
-        mark = '<strong title="the verdict differs between the GPUs">≠</strong> ' if j.row.id in differ else ""
-        cells, whole = [mark + breakable(j.row.claim), test_of(j.row), laptop], [j.row.claim, test_of(j.row), laptop]
+        mark = page.Markup('<strong title="the verdict differs between the GPUs">≠</strong> ' if j.row.id in differ
+                           else "")
+        cells = [mark + page.cell(breakable(j.row.claim)), test_of(j.row), laptop]
+        whole = [j.row.claim, test_of(j.row), laptop]
         for m in machines:
             there = mine[m][j.row.id]
             cells.append(cell(there, m, j.row.id in differ))

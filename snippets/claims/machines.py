@@ -74,6 +74,6 @@ minutes = [sum(run_s(e.name, m) for e in EXPERIMENTS if store.status(e.name, m) 
 ratios = [f"{minutes[machines.index(pair[1])] / minutes[machines.index(pair[0])]:.2f}"] if pair else []
 rows.append(["GPU minutes its results record", *[page.num(x, 0) for x in minutes], *ratios, "—"])
 labels = [page.machine_label(page.result("machine.ceilings", m)) for m in machines]
-over = [f"{labels[machines.index(pair[1])]} ÷ {labels[machines.index(pair[0])]}"] if pair else []
+over = [f"{labels[machines.index(pair[1])]} ÷ {labels[machines.index(pair[0])]}, figure over figure"] if pair else []
 heads = ["", *labels, *over, "RTX 4060 Laptop (article)"]
 print(page.table(heads, rows, name="machines"))

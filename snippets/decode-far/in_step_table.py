@@ -9,7 +9,7 @@ HEADS = ["step", "site", "config alone", "config in the step", "µs / step, alon
 
 
 def shown(x: dict) -> list:
-    return [d["labels"][x["step"]], f"`{x['site']}`", " × ".join(map(str, x["alone"])),
+    return [d["labels"][x["step"]], page.code(x['site']), " × ".join(map(str, x["alone"])),
             " × ".join(map(str, x["best"])) + ("" if x["best"] != x["alone"] else " (same)")
             + ("" if x["agree"] else " †"),
             "—" if x["alone_us"] is None else page.num(x["alone_us"], 1), page.num(x["best_us"], 1)]

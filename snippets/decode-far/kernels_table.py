@@ -7,7 +7,7 @@ d = r.data
 last, before = far_report.kernels_shown(d)
 rows = far_report.median_kernel_rows(runs, last, before) if last else []
 against = any(k["us_against"] is not None for k in rows)
-table = [[f"`{k['short']}`", far_report.written(k["name"]), k["count"], page.num(k["us"], 1),
+table = [[page.code(k['short']), far_report.written(k["name"]), k["count"], page.num(k["us"], 1),
           page.num(k["us_per_launch"], 2), *([page.num(k["us_against"], 1)] if against else [])] for k in rows]
 HEADS = ["kernel", "written", "launches", "µs / step", "µs / launch"]
 shown = page.table([*HEADS, *(["µs / step, no PDL"] if against else [])], table,

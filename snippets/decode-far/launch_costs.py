@@ -9,7 +9,7 @@ HEADS = ["call", "per", "cost in the step, µs", "weights, MiB", "at copy speed,
 
 
 def shown(x: dict) -> list:
-    return [f"`{x['call']}`", x["per"], page.num(x["us"], 2),
+    return [page.code(x['call']), x["per"], page.num(x["us"], 2),
             "—" if not x["bytes"] else page.num(x["bytes"] / 2**20, 1),
             "—" if not x["bytes"] else page.num(x["copy_us"], 2),
             "—" if x["share"] is None else page.pct(x["share"])]

@@ -35,6 +35,6 @@ print(page.downloads([*HEADS, "spread", "host ms", "tokens/s", "teacher-forced: 
                      "decode-far-steps"))
 errors = d.get("build_errors", {})
 if errors:
-    print(page.table(["not built", "error"], [[d["labels"].get(n, n), f"`{e[:300]}`"] for n, e in errors.items()],
+    print(page.table(["not built", "error"], [[d["labels"].get(n, n), page.code(e[:300])] for n, e in errors.items()],
                      align="ll", name="decode-far-build-errors"))
 print(page.provenance(r))

@@ -10,7 +10,7 @@ HEADS = ["launch", "starts, µs", "ends, µs", "after the end ahead, µs", "weig
 
 
 def shown(x: dict) -> list:
-    return [f"`{x['launch']}`", page.num(x["start_us"], 2), page.num(x["end_us"], 2), page.num(x["after_us"], 2),
+    return [page.code(x['launch']), page.num(x["start_us"], 2), page.num(x["end_us"], 2), page.num(x["after_us"], 2),
             "—" if x["copy_us"] is None else page.num(x["copy_us"], 2),
             "—" if x["over_us"] is None else page.num(x["over_us"], 2)]
 

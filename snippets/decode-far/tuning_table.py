@@ -15,7 +15,7 @@ HEADS = ["site", "MiB / launch", "best config", "µs / launch", "GB/s", "of copy
 
 def shown(t: dict) -> list:
     mib = "—" if t["bytes"] is None else page.num(t["bytes"] / 2**20, 2 if t["bytes"] < 2**20 else 1)
-    return [f"`{t['site']}`", mib,
+    return [page.code(t['site']), mib,
             " × ".join(str(x) for x in t["best"]), page.num(t["us"], 2), page.num(t["gbps"], 0),
             page.pct(t["share_of_copy"])]
 

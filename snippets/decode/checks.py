@@ -20,5 +20,5 @@ print(page.table(["variant", "max relative error", "bit-identical", "top-1 agree
                  rows, align="lrcrll"))
 errors = d.get("build_errors") or {}
 if errors:
-    print(page.table(["variant", "build error"], [[n, f"`{e[:300]}`"] for n, e in errors.items()]))
+    print(page.table(["variant", "build error"], [[n, page.code(e[:300])] for n, e in errors.items()]))
 print(page.provenance(r))

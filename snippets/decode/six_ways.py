@@ -60,7 +60,8 @@ for n in per_run[-1]:
     a = across.of([step_summary(x, n) for x in runs])
     step_ms, busy = a.median, med(n, "busy_ms")  # the row's other columns are computed from these medians
     note = across.runs_note(a, 2)  # ' (runs a–b)' where the runs lie further apart than their spread
-    step = cell(n, "step", page.num(step_ms, 2)) + note.replace(" (", "<br>(", 1)
+    step = cell(n, "step", page.num(step_ms, 2))
+    step = page.lines([step, note.strip()]) if note else step  # the runs' range on a line of its own
     valid = all(s[n]["valid"] for s in per_run)
     step = step if valid else f"~~{step}~~ failed check"
     row = [per_run[-1][n]["label"], step, cell(n, "kernels", page.num(statistics.median_low(

@@ -1,5 +1,3 @@
-import html
-
 from kernelbook import page, paths, store
 from kernelbook.chapters.machines import carry
 
@@ -14,8 +12,8 @@ else:
     differ = [x for x in found if not all(x.holds)]
     title = {p: (paths.root() / "docs" / p).read_text().split("\n", 1)[0].lstrip("# ").strip() for p in
              {x.page for x in found}}  # each page's own heading
-    rows = [[f"[{html.escape(title[x.page])}](../{x.page.removesuffix('.md')}/)", html.escape(x.says),
-             html.escape(x.found[1] or "—")] for x in differ]
+    rows = [[page.link(title[x.page], f"../{x.page.removesuffix('.md')}/"), x.says, x.found[1] or "—"]
+            for x in differ]  # the statements' words are text: the table escapes them
     if rows:
         every = [[x.page.removesuffix(".md"), x.says, *["holds" if h else "differs" for h in x.holds], x.found[1]]
                  for x in found]

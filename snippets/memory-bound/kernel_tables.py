@@ -31,7 +31,7 @@ def kernel_rows(key: str) -> tuple[list[list], list[list]]:
     full, shown = [], []
     for i, k in enumerate(chain["kernels"]):
         us, predicted = (median(chains, lambda c, i=i, f=f: c["kernels"][i][f]) for f in ("us", "predicted_us"))
-        op, name = f"`{k['op'].removeprefix('aten::')}`", f"`{k['kernel_short'].removeprefix('at::native::')}`"
+        op, name = page.code(k['op'].removeprefix('aten::')), page.code(k['kernel_short'].removeprefix('at::native::'))
         full.append([i + 1, op, name, " ".join(k["inputs"]) + " → " + " ".join(k["outputs"]),
                      page.num(k["read_per_elem"], 3), page.num(k["written_per_elem"], 3),
                      page.num(us, 2), page.num(predicted, 2), over(us, predicted), chain["profile"]["calls"]])
@@ -49,7 +49,7 @@ def kernel_rows(key: str) -> tuple[list[list], list[list]]:
 for key in r.data["chains"]:
     full, shown = kernel_rows(key)
     x = r.data["chains"][key]["kernels"][0]["inputs"][-1]  # the input, as the first kernel read it
-    print(f"**{LABELS[key]}** · input `{x}`\n")
+    print(f"**{LABELS[key]}** · input {page.code(x)}\n")
     print(page.table(SHOWN, shown, align="llrrr").partition('\n<p class="kb-downloads">')[0])
     print(page.downloads(HEADERS, full, f"kernels-{key}"))
 print(page.provenance(r))

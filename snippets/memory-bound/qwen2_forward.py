@@ -1,4 +1,4 @@
 from kernelbook import page
 
 r = page.result("memory_bound.eager_bytes")
-print("```python\n" + r.data["qwen2_forward_source"].rstrip() + "\n```")
+print(page.code_block(r.data["qwen2_forward_source"].rstrip(), "python"))

@@ -31,7 +31,7 @@ def earlier(fig):
 def link(fig):
     """The label linked to its page, relative to this page's built URL: a link printed by an exec block is not
     rewritten by MkDocs, so `machine.md` would stay as written and 404."""
-    return f"[{fig.label}](../{fig.page.removesuffix('.md')}/)"
+    return page.link(fig.label, f"../{fig.page.removesuffix('.md')}/")
 
 
 heads = ["headline figure", "today", "within-run spread", "current-code runs", "run-to-run range", "earlier-code runs",

@@ -4,7 +4,7 @@ from kernelbook.chapters.stability.facts import facts
 f = facts()
 heads = ["run (UTC start)", "code", "eager µs per launch", "host µs to enqueue one", "eager ÷ host",
          "graph µs per kernel", "graph speedup"]
-rows = [[r.started[:16].replace("T", " "), f"`{r.code}`" + ("" if r.current else " (earlier)"),
+rows = [[r.started[:16].replace("T", " "), page.code(r.code) + ("" if r.current else " (earlier)"),
          page.num(r.eager_us, 2), page.num(r.host_us, 2), page.num(r.eager_over_host, 3), page.num(r.graph_us, 3),
          f"{r.speedup:.1f}×"] for r in f.launch_runs]
 SHOWN = [0, 1, 2, 3, 5, 6]  # eager ÷ host is in the download

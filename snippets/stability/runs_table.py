@@ -5,9 +5,9 @@ f = facts()
 
 
 def runs(found):
-    return "<br>".join(f"{r.started[:16].replace('T', ' ')} · code `{r.code}`" for r in found) or "—"
+    return page.lines(f"{r.started[:16].replace('T', ' ')} · code " + page.code(r.code) for r in found) or "—"
 
 
 print(page.table(["experiment", "current-code runs (UTC start · code hash)", "runs of earlier code"],
-                 [[f"`{s.experiment}`", runs(s.current), runs(s.earlier)] for s in f.stored], align="lll",
+                 [[page.code(s.experiment), runs(s.current), runs(s.earlier)] for s in f.stored], align="lll",
                  name="stability-runs"))

@@ -6,10 +6,8 @@ norm = r.data["add_rmsnorm"]
 code = norm["code"]
 name = norm["summary"]["kernel_names"][0]
 
-print(f"`{name}`, trimmed (index aliases dropped):\n")
-print("```python\n" + ic.trim_kernel(ic.kernel_sources(code)[name]) + "\n```\n")
+print(f"{page.code(name)}, trimmed (index aliases dropped):\n")
+print(page.code_block(ic.trim_kernel(ic.kernel_sources(code)[name]), "python") + "\n")
 print(f'??? note "Full generated module ({len(code):,} characters)"\n')
-print("    ```python")
-print("\n".join("    " + line for line in code.splitlines()))
-print("    ```\n")
+print(page.code_block(code.rstrip("\n"), "python", indent="    ") + "\n")
 print(page.provenance(r))

@@ -21,7 +21,7 @@ rows.append(["laptop (article): decode step, static cache", laptop["decode_graph
 print(page.table(["function", "graphs", "breaks", "operations", "break reason (first line)"], rows, align="lrrrl"))
 br = r.data["checked"]["break_reasons"]
 if br:
-    print(f'\n??? note "Dynamo\'s full reason, at {br[0]["where"]}: `{br[0]["line"]}`"\n')
-    print("    ```text\n" + "\n".join("    " + x for x in br[0]["reason"].splitlines()) + "\n    ```\n")
+    print(f'\n??? note "Dynamo\'s full reason, at {page.title(br[0]["where"])}: {page.code(br[0]["line"])}"\n')
+    print(page.code_block(br[0]["reason"], indent="    ") + "\n")
 print(page.provenance(r))
 print(page.provenance(dec))

@@ -66,7 +66,7 @@ for t in by:
     for side in ("eager", "compiled"):
         listed, same = kernels(t, side)
         over_runs &= same
-        rows += [[side, f"`{kernel_label(name)}`", family, page.num(us, 1)] for name, family, us in listed]
+        rows += [[side, page.code(kernel_label(name)), family, page.num(us, 1)] for name, family, us in listed]
     plural = "s" if t != "1" else ""
     what = (f"median µs over the {len(runs)} runs" if over_runs
             else f"µs in the newest run, {str(r.provenance.get('started_utc', r.run))[:10]}")

@@ -1,7 +1,7 @@
 from kernelbook import across, page
 
 r = page.result("torch_compile.recompiles")
-print("```text\n" + ("\n".join(r.data["log"]) or "(nothing logged)") + "\n```\n")
+print(page.code_block("\n".join(r.data["log"]) or "(nothing logged)") + "\n")
 runs = across.datas("torch_compile.recompiles")  # every run of the current code: each time is their median
 calls = r.data["calls"]
 FACTS = {2: "later_first_ms", len(calls) - 1: "later_last_ms"}  # the calls after the recompile the prose quotes

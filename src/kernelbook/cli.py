@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from kernelbook import paths, runner, store
+from kernelbook import page, paths, runner, store
 from kernelbook.registry import EXPERIMENTS, UnknownExperiment, get
 
 
@@ -92,9 +92,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"{e.name:<{width}}  " + "  ".join(f"{s:<14}" for s in row))
     for line in corrupt:
         print(f"corrupt: {line}")
-    for m in machines:
-        for line in store.strays(m):
-            print(f"stray: {line}")
+    for line in dict.fromkeys(line for m in machines for line in store.strays(m)):  # a results folder's top: once
+        print(f"stray: {line}")
     print(f"\nprimary machine: {primary}  (results in {', '.join(map(str, paths.results_dirs()))})")
     return 0
 
@@ -273,7 +272,10 @@ def cmd_child(args: argparse.Namespace) -> int:
 def cmd_notebooks(args: argparse.Namespace) -> int:
     from kernelbook import notebooks
 
-    written = notebooks.write_all()
+    try:
+        written = notebooks.write_all()
+    except notebooks.NotebookError as e:
+        return _err(str(e))
     for p in written:
         print(f"wrote {paths.display(p)}")
     print(f"{len(notebooks.render_all())} notebooks, {len(written)} changed")
@@ -343,9 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.cmd in ("list", "check", "run"):  # a bad setting is named before anything else happens
-            paths.primary_machine()
-            paths.results_dir()
+        if args.cmd != "_child":  # a bad setting is named before anything else happens, in every command
+            page.check_settings(results=args.cmd in ("list", "check", "run"))
         code = args.func(args)
         sys.stdout.flush()  # here, where a closed pipe can be answered, not at the interpreter's exit
         return code

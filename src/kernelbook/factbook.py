@@ -109,7 +109,8 @@ def _compute(module: Any, machine: str, picks: dict[str, int]) -> Any:
 
 def compute(chapter: str, machine: str | None = None) -> Book:
     """`chapter`'s facts on `machine` under the one rule (see the module's docstring)."""
-    with store.held():  # one computation per run reads the same files: each once
+    machine = paths.primary_machine() if machine is None else machine
+    with store.held(), paths.computing_for(machine):  # one computation per run reads the same files: each once
         return _compute_book(chapter, machine)
 
 
@@ -130,13 +131,12 @@ def _compute_book(chapter: str, machine: str | None) -> Book:
     if not getattr(module, "ONE_RULE", True):  # a chapter that reads every stored run itself says how
         own = Source("own", inputs=(module.RULE,))
         return Book(chapter, machine, base, dict.fromkeys(names, own), tuple(read))
-    if machine in (paths.primary_machine(), paths.pyproject_primary()):  # the H200's figures read alike in any build
-        for e, rs in runs.items():
-            if len(rs) < 2 or e not in picked:
-                continue
-            variants = [base] + [_compute(module, machine, {e: k}) for k in range(1, len(rs))]
-            values[e] = {n: [getattr(v, n) for v in variants] for n in names}
-            older += [(f"{e}, run {rs[-1 - k].run}", v) for k, v in enumerate(variants) if k]
+    for e, rs in runs.items():
+        if len(rs) < 2 or e not in picked:
+            continue
+        variants = [base] + [_compute(module, machine, {e: k}) for k in range(1, len(rs))]
+        values[e] = {n: [getattr(v, n) for v in variants] for n in names}
+        older += [(f"{e}, run {rs[-1 - k].run}", v) for k, v in enumerate(variants) if k]
     out: dict[str, Any] = {}
     sources: dict[str, Source] = {}
     for n in names:

@@ -10,8 +10,11 @@ not execute, and hides the input of cells tagged `kb-prose`). A test keeps the n
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -149,11 +152,31 @@ def render_all() -> dict[Path, str]:
     return out
 
 
+class NotebookError(RuntimeError):
+    """A notebook that cannot be written; the message names it, and no notebook was changed."""
+
+
 def write_all() -> list[Path]:
-    written = []
-    for path, text in render_all().items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not path.is_file() or path.read_text() != text:
-            path.write_text(text)
-            written.append(path)
-    return written
+    """Write the notebooks that changed, all or none: each to a temp file beside its target first, then every target
+    checked and every temp file renamed into place, so a target that cannot be written (a folder in its place, a
+    read-only folder) leaves every notebook as it was, and one interrupted never leaves half a file."""
+    changed = {path: text for path, text in render_all().items() if not path.is_file() or path.read_text() != text}
+    temps: dict[Path, Path] = {}
+    try:
+        for path, text in changed.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            temps[path] = Path(tmp)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.chmod(tmp, 0o644)
+            if path.exists() and (path.is_symlink() or not path.is_file()):
+                raise IsADirectoryError(errno.EISDIR, "not a plain file", str(path))
+    except OSError as e:
+        for tmp in temps.values():
+            tmp.unlink(missing_ok=True)
+        raise NotebookError(f"cannot write {paths.display(path)} ({e.strerror}); no notebook "
+                            f"was changed") from e
+    for path, tmp in temps.items():
+        os.replace(tmp, path)
+    return list(changed)

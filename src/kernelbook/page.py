@@ -63,6 +63,16 @@ def mode() -> str:
     return "auto" if _gpu_slug() == paths.primary_machine() else "replay"
 
 
+def check_settings(results: bool = True) -> None:
+    """The KERNELBOOK_* settings every command and build reads are usable (paths.BadSetting with one line if not):
+    the primary machine, KERNELBOOK_MODE, and (with `results`) the results folders. Asks for no GPU."""
+    paths.primary_machine()
+    if os.environ.get("KERNELBOOK_MODE"):
+        mode()
+    if results:
+        paths.results_dir()
+
+
 def check_build(results: bool = True) -> None:
     """Before a site build renders anything: the settings are usable, measure mode has the primary machine's GPU,
     and (with `results`) a build that replays finds a readable result of every experiment. Raises one error with one
@@ -310,10 +320,10 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | No
     if len(align) != len(headers):
         raise ValueError(f"align {align!r} has {len(align)} letters for {len(headers)} columns")
     rule = {"l": ":--", "r": "--:", "c": ":-:"}
-    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule[a] for a in align) + " |"]
+    lines = ["| " + " | ".join(map(_cell, headers)) + " |", "| " + " | ".join(rule[a] for a in align) + " |"]
     n = 0
     for row in rows:
-        cells = [str(c).replace("|", "\\|").replace("\n", " ") for c in row]
+        cells = [_cell(c) for c in row]
         if len(cells) != len(headers):
             raise ValueError(f"row {cells} has {len(cells)} cells for {len(headers)} columns")
         lines.append("| " + " | ".join(cells) + " |")
@@ -325,9 +335,124 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | No
                                                name or _slug(headers[0]))
 
 
+class Markup(str):
+    """Markup a page's code means to show (a fact's element, a <br> between lines, a code span made by code()): the
+    only text a table, caption or block passes through unescaped. A plain str is text, escaped wherever the page API
+    renders it, so that no string from a result, and no snippet that forgets, can put a tag on a page."""
+
+    def __html__(self) -> str:
+        return str(self)
+
+    def __add__(self, other: Any) -> Markup:  # markup + text: the text escaped, the sum still markup
+        return Markup(str(self) + str(text(other)))
+
+    def __radd__(self, other: Any) -> Markup:
+        return Markup(str(text(other)) + str(self))
+
+    def join(self, items: Iterable[Any]) -> Markup:  # type: ignore[override]
+        return Markup(str(self).join(str(text(x)) for x in items))
+
+
+def text(x: Any) -> Markup:
+    """x as text in HTML or Markdown: <, > and & escaped (a Dynamo reason `<built-in function print>` reads as
+    written instead of vanishing as an unknown tag), and [ ] too (no link or image a result could open)."""
+    if isinstance(x, Markup) or _is_markup(x):
+        return Markup(str(x))
+    return Markup(_unbracketed(html.escape(str(x), quote=False)))
+
+
+def _unbracketed(s: str) -> str:
+    return s.replace("[", "&#91;").replace("]", "&#93;")
+
+
+def code(x: Any) -> Markup:
+    """x, a name or a line from a result, as inline code: a Markdown code span (which escapes what it holds) whose
+    backticks outnumber any run of them in x, so that none in x can end it early."""
+    s = " ".join(str(x).splitlines())
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", s)), default=0) + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") else ""
+    return Markup(f"{ticks}{pad}{s}{pad}{ticks}")
+
+
+def lines(items: Iterable[Any], sep: str = "<br>") -> Markup:
+    """Cells' items on lines of their own (or joined by another separator made by code): each item escaped as text
+    unless it is Markup."""
+    return Markup(sep).join(items)
+
+
+def link(label: Any, href: str) -> Markup:
+    """A Markdown link made by code (a page of the site, a source the ledger cites): its label escaped as a cell is
+    (a text's [ ] are entities, so a result's string never makes a link of its own)."""
+    if any(c.isspace() or c in "()<>" for c in href):
+        raise ValueError(f"{href!r} is no link target a page makes")
+    return Markup(f"[{_html_of(label)}]({href})")
+
+
+def title(x: Any) -> Markup:
+    """x inside a box's quoted title (`??? note "…"`): escaped as text, its double quotes too (one would end it)."""
+    return Markup(html.escape(str(x), quote=True))
+
+
+def _is_markup(x: Any) -> bool:
+    return isinstance(x, Markup) or hasattr(x, "__html__") or type(x).__name__ == "Fact"  # kernelbook.macros.Fact
+
+
+# The few tags a table cell built by a snippet as a plain str may carry, none with attributes but a fact's element as
+# kernelbook.macros.span writes it: what snippets join around figures (a line break, a code span, a fact). Every
+# other < and every & that starts no entity is escaped, so a stored string (a Dynamo reason, a GPU name) is text.
+CELL_TAG = re.compile(r'</?(?:br|wbr|code|em|strong|sub|sup|s)>|</span>|<span class="kb-fact" data-fact="[\w.]+"'
+                      r'(?: title="[^"<>]*")?>')
+ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z]\w*);")
+
+
+def _escape_but_cell_tags(s: str) -> str:
+    out, at = [], 0
+    for m in CELL_TAG.finditer(s):
+        out += [_escape_loose(s[at:m.start()]), m.group()]
+        at = m.end()
+    return "".join([*out, _escape_loose(s[at:])])
+
+
+def _escape_loose(s: str) -> str:
+    """< > [ ] escaped, & too unless it starts an entity (the text of a fact's element holds &lt; already)."""
+    parts = ENTITY.split(s)
+    kept = ENTITY.findall(s)
+    esc = [_unbracketed(html.escape(p, quote=False)) for p in parts]
+    return "".join(e + (kept[i] if i < len(kept) else "") for i, e in enumerate(esc))
+
+
+def _html_of(c: Any) -> str:
+    return str(c) if _is_markup(c) else _escape_but_cell_tags(str(c))
+
+
+def cell(c: Any) -> Markup:
+    """c as a table cell shows it (escaped but for the few tags of CELL_TAG and a fact's element), as Markup to join
+    with more markup made by code (page.lines, a link)."""
+    return Markup(_html_of(c))
+
+
+def _cell(c: Any) -> str:
+    """One table cell or head as Markdown, one line, pipes kept: Markup as made by code; any other value as text,
+    escaped but for the few attribute-free tags of CELL_TAG and a fact's element."""
+    shown = _html_of(c)
+    return shown.replace("|", "\\|").replace("\n", " ")
+
+
+def code_block(body: str, lang: str = "text", indent: str = "") -> Markup:
+    """A fenced code block holding body verbatim, whatever it holds: its fence is one backtick longer than any run of
+    backticks in body (at least three), so a line of ``` in a stored log cannot end the block early."""
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    inner = "\n".join(indent + line for line in body.split("\n"))
+    return Markup(f"{indent}{fence}{lang}\n{inner}\n{indent}{fence}")
+
+
 def _text(cell: Any) -> Any:
     """A cell without its markup: '<span …>7.0×</span>' -> '7.0×'."""
-    return html.unescape(re.sub(r"<[^>]+>", "", cell)) if isinstance(cell, str) and "<" in cell else cell
+    if not (isinstance(cell, str) or _is_markup(cell)):
+        return cell
+    shown = _html_of(cell)  # a stored '<built-in function print>' is text here, kept; only markup's tags go
+    return html.unescape(re.sub(r"<[^>]+>", "", shown)) if "<" in shown or "&" in shown else shown
 
 
 def _slug(text: str) -> str:
@@ -337,7 +462,7 @@ def _slug(text: str) -> str:
 def downloads(headers: Sequence[str], rows: Sequence[Sequence[Any]], stem: str) -> str:
     """Two links that download the table as CSV and JSON: files beside the site's pages (inline data: URIs outside a
     site build). A cell's markup (a fact's element) is left out: the files hold its text."""
-    rows = [[_text(c) for c in r] for r in rows]
+    headers, rows = [_text(h) for h in headers], [[_text(c) for c in r] for r in rows]
     buf = io.StringIO()
     csv.writer(buf).writerows([headers, *rows])
     as_json = json.dumps([dict(zip(headers, map(str, r), strict=True)) for r in rows], ensure_ascii=False, indent=1)
@@ -393,7 +518,7 @@ def fact(chapter: str, name: str) -> str:
     prose, so that a headline figure reads alike in both (kernelbook.macros)."""
     from kernelbook import macros
 
-    return str(getattr(macros.facts(chapter), name))
+    return Markup(getattr(macros.facts(chapter), name))
 
 
 def machine_label(res: store.Result) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -73,8 +75,25 @@ def check_machine(name: str, where: str = "machine name") -> str:
     return name
 
 
+_computing: list[str] = []  # the machine whose facts kernelbook.factbook is computing, innermost last
+
+
+@contextmanager
+def computing_for(machine: str) -> Iterator[None]:
+    """While a chapter's facts are computed for `machine`, it is the machine every read defaults to: a chapter's
+    facts on the H200 read the H200's runs alone, whatever machine the build shows (the machines page computes both)."""
+    _computing.append(machine)
+    try:
+        yield
+    finally:
+        _computing.pop()
+
+
 def primary_machine() -> str:
-    """The machine whose results the site shows first: $KERNELBOOK_MACHINE, else pyproject's [tool.kernelbook]."""
+    """The machine whose results the site shows first: $KERNELBOOK_MACHINE, else pyproject's [tool.kernelbook]
+    (inside factbook's computation of one machine's facts, that machine)."""
+    if _computing:
+        return _computing[-1]
     env = os.environ.get("KERNELBOOK_MACHINE")
     if env is not None:
         return check_machine(env, "KERNELBOOK_MACHINE")

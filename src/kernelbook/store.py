@@ -11,18 +11,21 @@ newest run if none is fresh. Every run is checked before any of it is read, the 
 (schema.py; a run of older code, the version it was stored under), its file is named by its start, which is not in
 the future, it names only files of the package as its sources, it is no copy of another run, and it is a plain file
 (a link, a pipe or a device in a results folder is never followed or read). A file that fails is corrupt, named with
-its fix, and nothing of its experiment on that machine is shown. Records a test marks as fixtures
-(provenance.fixture) skip the checks of name, start and copies; tests/test_results_provenance.py refuses them in
-results/. Writes go to a temporary file in the same folder and are renamed into place, so an interrupted run never
-damages a stored one.
+its fix, and nothing of its experiment on that machine is shown. No flag in a file changes how it is checked: a
+record that calls itself a fixture (provenance.fixture) is checked as any run is (a test's fixtures live under
+tests/, named by their start like any run), and tests/test_results_provenance.py refuses it in results/. A file is
+strict JSON (loads_strict: no key twice, no NaN or infinity, no deep nesting). Writes go to a temporary file in the
+same folder and are renamed into place, so an interrupted run never damages a stored one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
+import shutil
 import stat
 import sys
 import tempfile
@@ -162,29 +165,62 @@ def _pretty(machine: str) -> str:
 def machine_label(machine: str) -> str:
     """A machine's column label, from its folder's name, never from what its runs say (two folders whose runs name
     one GPU, a copied folder or two runners of one model, stay two columns; a GPU name is no markup): its slug made
-    readable, or the slug itself where another machine's folder would read the same."""
+    readable, or the slug itself where another machine's folder would read the same. The primary machine keeps its
+    readable label whatever folder a reader adds (its pages and guards are written for it: a reader's
+    `nvidia-geforce-h200` must not turn the H200 into `nvidia-h200`); the reader's folder gives way."""
     paths.check_machine(machine)
-    mine = _pretty(machine)
-    if any(_pretty(m) == mine for m in machine_folders() if m != machine):
+    mine, primary = _pretty(machine), paths.primary_machine()
+    if machine == primary:
+        return mine
+    if any(_pretty(m) == mine for m in {*machine_folders(), primary} if m != machine):
         return machine
     return mine
 
 
+NOTES = re.compile(r"[A-Za-z0-9_.-]+\.md")  # a note at a results folder's top (PROBES.md), for people, not the store
+
+
+def top_strays() -> list[str]:
+    """One line for each entry at a results folder's top that is neither a machine's folder nor a note (a folder
+    `NVIDIA_H200`, a file): nothing reads it, so it is named rather than ignored."""
+    out = []
+    for d in paths.results_dirs():
+        for p in sorted(d.iterdir()) if d.is_dir() else []:
+            machine = (p.is_dir() or p.is_symlink()) and paths.MACHINE_NAME.fullmatch(p.name)
+            if machine or p.name.endswith(".tmp") or (p.is_file() and not p.is_symlink() and NOTES.fullmatch(p.name)):
+                continue
+            what = "folder" if p.is_dir() else "file"
+            out.append(f"{paths.display(p)}: a {what} that is not a machine's folder (a machine slug: lower-case "
+                       f"letters, digits and dashes, e.g. nvidia-h200); rename it or move it out of the results "
+                       f"folder")
+    return out
+
+
 def strays(machine: str) -> list[str]:
     """One line for each entry of a machine's folder that is not an experiment's folder (a typo, a renamed
-    experiment's old folder, a file): nothing reads it, so it is named rather than ignored."""
-    out = []
+    experiment's old folder, a file), and for each entry at a results folder's top that is not a machine's
+    (top_strays): nothing reads it, so it is named rather than ignored."""
+    out = top_strays()
     for d in paths.results_dirs():
         folder = d / machine
         if not folder.is_dir():
             continue
         for p in sorted(folder.iterdir()):
             if p.name.endswith(".tmp") or (p.is_dir() and not p.is_symlink() and p.name in BY_NAME):
+                out += _unread(p) if p.is_dir() and not p.is_symlink() else []
                 continue
             what = "folder" if p.is_dir() else "file"
             out.append(f"{paths.display(p)}: a {what} that is not an experiment's folder (`python -m kernelbook list` "
                        f"names them); rename it to one or move it out of the results folder")
     return out
+
+
+def _unread(folder: Path) -> list[str]:
+    """One line for each entry of an experiment's folder that the store never reads and no check names: neither a run,
+    nor published.json, nor a *.json (load refuses those), nor a save's temp file; `20991231T235959Z.JSON`, say."""
+    return [f"{paths.display(p)}: neither a run (<UTC start>.json) nor {PUBLISHED_FILE}, so never read; rename it "
+            f"or move it out of the results folder" for p in sorted(folder.iterdir())
+            if not (p.name.endswith((".json", ".tmp")) and not p.is_dir())]
 
 
 def problems(machine: str) -> list[str]:
@@ -242,8 +278,58 @@ def machines() -> list[str]:
     return out
 
 
+MAX_DEPTH = 64  # objects and arrays nested deeper than this are no run (the deepest stored today: 10)
+
+
+class StrictJSON(ValueError):
+    """What a strict reader refuses in text that json.loads accepts: one line, without the file's name."""
+
+
 def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
+    raise StrictJSON(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    """A JSON number as a float, refusing one that overflows (1e999 reads as infinity: no figure is infinite)."""
+    x = float(text)
+    if not math.isfinite(x):
+        raise StrictJSON(f"the number {text[:40]} overflows to {x}")
+    return x
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are unique: with a key twice, a reviewer reads one value and the site shows the other."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise StrictJSON(f"the key {twice!r} appears twice in one object")
+    return out
+
+
+def _depth_ok(obj: Any) -> bool:
+    """obj nests objects and arrays no deeper than MAX_DEPTH (walked without recursion)."""
+    stack = [(obj, 1)]
+    while stack:
+        o, d = stack.pop()
+        if d > MAX_DEPTH:
+            return False
+        inner = o.values() if isinstance(o, dict) else o
+        stack.extend((v, d + 1) for v in inner if isinstance(v, (dict, list)))
+    return True
+
+
+def loads_strict(text: str) -> Any:
+    """JSON as a run is written (json.dumps with allow_nan=False): no NaN or Infinity, literal or overflowing, no key
+    twice in an object, nesting no deeper than MAX_DEPTH. StrictJSON or json.JSONDecodeError otherwise, never a
+    RecursionError."""
+    try:
+        obj = json.loads(text, parse_constant=_no_constant, parse_float=_finite, object_pairs_hook=_unique)
+    except RecursionError:
+        raise StrictJSON(f"objects and arrays nested deeper than {MAX_DEPTH}") from None
+    if isinstance(obj, (dict, list)) and not _depth_ok(obj):
+        raise StrictJSON(f"objects and arrays nested deeper than {MAX_DEPTH}")
+    return obj
 
 
 def read_plain(path: Path) -> bytes:
@@ -274,14 +360,14 @@ def _read(path: Path) -> tuple[dict, str]:
         if not raw.strip():
             raise StoreError(f"{paths.display(path)}: empty file (a run cut off while it was written?); re-measure "
                              f"or restore it from git")
-        rec = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        rec = loads_strict(raw.decode("utf-8"))
     except UnicodeDecodeError as e:
         raise StoreError(f"{paths.display(path)}: not UTF-8 text (byte {e.start}); re-measure or restore it from "
                          f"git") from e
     except json.JSONDecodeError as e:
         raise StoreError(f"{paths.display(path)}: not valid JSON ({e.msg}, line {e.lineno}); re-measure or restore "
                          f"it from git") from e
-    except ValueError as e:  # NaN or Infinity: Python writes them, JSON has no such numbers
+    except ValueError as e:  # StrictJSON (NaN, infinity, a key twice, too deep), or an integer of too many digits
         raise StoreError(f"{paths.display(path)}: not valid JSON ({e}); re-measure or restore it from git") from e
     except OSError as e:
         raise StoreError(f"{paths.display(path)}: cannot be read ({e.strerror})") from e
@@ -319,7 +405,7 @@ def _result(exp: Experiment, machine: str, path: Path) -> Result:
         raise StoreError(f"{paths.display(path)}: provenance.source_hashes names {outside[0]!r}, not a file of the "
                          f"package ({PACKAGE}...) nor one {exp.name} declares; a run's sources are the package's "
                          f"files that ran: re-measure, or restore it from git")
-    if not res.provenance.get("fixture") and isinstance(res.provenance.get("started_utc"), str):  # else: schema's
+    if isinstance(res.provenance.get("started_utc"), str):  # else: the schema names what is wrong
         _check_start(path, res.provenance["started_utc"])
     res.changed = changed_sources(exp, recorded)
     res.status = STALE if res.changed else FRESH
@@ -476,8 +562,6 @@ def runs(name: str, machine: str | None = None) -> list[Result]:
     found = [check_schema(_result(exp, machine, p)) for p in files]  # every run checked before any is read
     seen: dict[str, Result] = {}
     for r in found:
-        if r.provenance.get("fixture"):
-            continue
         key = hashlib.sha256(json.dumps([r.data, {k: v for k, v in r.provenance.items() if k != "started_utc"}],
                                         sort_keys=True).encode()).hexdigest()
         if key in seen:
@@ -648,7 +732,50 @@ def plan_merge(sources: list[Path], into: Path) -> MergePlan:
                         bad(edir, "not an experiment in the registry (`python -m kernelbook list` names them)")
                     else:
                         _plan_files(edir, mdir.name, into, plan, planned)
+    if not plan.problems:
+        plan.problems += merged_problems(plan, into)
     return plan
+
+
+@contextmanager
+def _reading_from(folder: Path) -> Iterator[None]:
+    """Inside the block the store reads the results folder `folder` alone (KERNELBOOK_RESULTS, restored after)."""
+    before = os.environ.get("KERNELBOOK_RESULTS")
+    os.environ["KERNELBOOK_RESULTS"] = str(folder)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["KERNELBOOK_RESULTS"]
+        else:
+            os.environ["KERNELBOOK_RESULTS"] = before
+
+
+def merged_problems(plan: MergePlan, into: Path) -> list[str]:
+    """What the store would refuse in each experiment's folder the plan adds to, read as it would be after the merge
+    (its files in `into` and the new ones, copied side by side into a temporary folder): each new file can pass
+    alone and the folder still be corrupt (published figures beside measured runs, a copy of a run already there)."""
+    touched = sorted({(dst.parent.parent.name, dst.parent.name) for _, dst in plan.copy})
+    out = []
+    with tempfile.TemporaryDirectory(prefix="kernelbook-merge-") as tmp:
+        after = Path(tmp).resolve()
+        for machine, name in touched:
+            there, folder = into / machine / name, after / machine / name
+            if there.is_dir():
+                shutil.copytree(there, folder, symlinks=True)
+            folder.mkdir(parents=True, exist_ok=True)
+            for src, dst in plan.copy:
+                if dst.parent == there:
+                    shutil.copyfile(src, folder / dst.name)
+        with _reading_from(after):
+            for machine, name in touched:
+                try:
+                    load(name, machine)
+                except FileNotFoundError:
+                    continue
+                except StoreError as e:
+                    out.append(f"after the merge, {str(e).replace(str(after), str(into))}; nothing merged")
+    return out
 
 
 def _plan_files(edir: Path, machine: str, into: Path, plan: MergePlan, planned: dict[Path, bytes]) -> None:

@@ -45,17 +45,9 @@ def goal_cell(goal: bool | str) -> str:
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str, name: str,
           full: tuple[Sequence[str], Sequence[Sequence[Any]]] | None = None) -> str:
     """A Markdown table as the page shows it, a few columns that fit the page's width, followed by links that
-    download `full` (every column: (headers, rows); default this table) as CSV and JSON (page.downloads)."""
-    if len(set(headers)) != len(headers) or len(align) != len(headers):
-        raise ValueError(f"heads {list(headers)} repeat or do not match align {align!r}")
-    rule = {"l": ":--", "r": "--:", "c": ":-:"}
-    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule[a] for a in align) + " |"]
-    for row in rows:
-        if len(row) != len(headers):
-            raise ValueError(f"row {row} has {len(row)} cells for {len(headers)} columns")
-        lines.append("| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in row) + " |")
-    heads, cells = full or (headers, rows)
-    return "\n".join(lines) + "\n" + page.downloads(list(heads), [list(r) for r in cells], name)
+    download `full` (every column: (headers, rows); default this table) as CSV and JSON: page.table's, which escapes
+    every cell that is not markup made by code (a table of its own here once forgot to)."""
+    return page.table(headers, rows, align, name, full)
 
 
 def folded(title: str, body: str) -> str:
@@ -113,7 +105,7 @@ def runs_note(runs: list[Any], newest: bool = True) -> str:
     """A line under a table or figure built from facts.merged: its figures are medians over these runs, and (newest)
     its configurations, noise marks and verdicts are the newest run's."""
     days = sorted({str(r.provenance.get("started_utc", r.run))[:10] for r in runs})
-    span = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
+    span = html.escape(days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}")  # stored text, in HTML
     if len(runs) == 1:
         return f'\n<p class="kb-provenance">One run, {span}.</p>\n'
     rest = "; configurations and marks: newest run" if newest else ""
@@ -122,4 +114,4 @@ def runs_note(runs: list[Any], newest: bool = True) -> str:
 
 def newest(r: Any) -> str:
     """'newest run, 2026-12-03': which run a figure or table of one run shows."""
-    return f"newest run, {str(r.provenance.get('started_utc', r.run))[:10]}"
+    return f"newest run, {html.escape(str(r.provenance.get('started_utc', r.run))[:10])}"
