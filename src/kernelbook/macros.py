@@ -199,7 +199,9 @@ class FactsView:
             return value
         src = book.sources.get(name)
         fmt = getattr(importlib.import_module(f"kernelbook.chapters.{self._chapter}.facts"), "FORMATS", {})
-        return Fact(f"{self._chapter}.{name}", value, src.title if src else "", fmt.get(name))
+        other = self._machine is not None and self._machine != paths.primary_machine()
+        where = f"@{self._machine}" if other else ""  # another GPU's value of a fact is a fact of its own
+        return Fact(f"{self._chapter}.{name}{where}", value, src.title if src else "", fmt.get(name))
 
 
 PageFacts = FactsView  # the name the notebooks and older tests use

@@ -400,7 +400,7 @@ def _is_markup(x: Any) -> bool:
 # The few tags a table cell built by a snippet as a plain str may carry, none with attributes but a fact's element as
 # kernelbook.macros.span writes it: what snippets join around figures (a line break, a code span, a fact). Every
 # other < and every & that starts no entity is escaped, so a stored string (a Dynamo reason, a GPU name) is text.
-CELL_TAG = re.compile(r'</?(?:br|wbr|code|em|strong|sub|sup|s)>|</span>|<span class="kb-fact" data-fact="[\w.]+"'
+CELL_TAG = re.compile(r'</?(?:br|wbr|code|em|strong|sub|sup|s)>|</span>|<span class="kb-fact" data-fact="[\w.@-]+"'
                       r'(?: title="[^"<>]*")?>')
 ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z]\w*);")
 
@@ -555,11 +555,13 @@ def provenance(res: store.Result) -> str:
 
 
 def page_provenance(results: Iterable[store.Result]) -> str:
-    """The one line a page ends with: for each machine whose results it showed, the GPU, the software, the days and
-    the commits of the runs read; published figures by their source."""
+    """The one line a page ends with: for the build's machine, the GPU, the software, the days and the commits of the
+    runs read; published figures by their source. Another GPU's column (the machines page, the ledger) is named by
+    its head, so two builds of one page (MkDocs, Zensical) end alike whichever facts read that GPU's runs first."""
     mine: dict[str, list[store.Result]] = {}
-    for r in results:
-        mine.setdefault(r.machine, []).append(r)
+    for r in results:  # the build's machine, and the article's published figures: a column of another GPU says whose
+        if r.machine == paths.primary_machine() or r.published:
+            mine.setdefault(r.machine, []).append(r)
     lines = []
     for machine, rs in sorted(mine.items(), key=lambda kv: (kv[0] != paths.primary_machine(), kv[0])):
         if all(r.published for r in rs):
