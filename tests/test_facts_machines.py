@@ -48,7 +48,7 @@ def test_each_timed_item_is_read_from_its_chapter_on_both_gpus():
 
 def test_the_counts_add_up(f):
     declared = sum(len(guards.declared(c)) for c in carry.chapters())
-    assert f.findings_n == declared == f.findings_both + f.findings_differ
+    assert f.findings_n == declared == f.findings_both + f.findings_differ + f.findings_unmeasured
     differ, by_row = carry.ledger([PRIMARY, OTHERS[0]])
     assert f.rows_n == len(by_row) and f.rows_differ == len(differ) <= f.rows_n
     assert f.bytes_n == sum(t.share >= F.NEAR_FLOOR for t in carry.timed(PRIMARY, OTHERS[0]))

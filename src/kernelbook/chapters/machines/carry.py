@@ -55,6 +55,7 @@ class Finding:
     page: str  # docs/<page> that makes it
     holds: tuple[bool, ...]  # on each machine, the primary first
     found: tuple[str, ...]  # where it does not hold: what that machine measured instead ('' where it holds)
+    absent: tuple[bool, ...] = ()  # where it does not hold because that machine did not measure it (one run, say)
 
 
 def chapters() -> list[str]:
@@ -69,7 +70,8 @@ def findings(machines: list[str]) -> list[Finding]:
         for name in guards.declared(chapter):
             outs = [guards.evaluate(name, chapter, m) for m in machines]
             out.append(Finding(chapter, name, outs[0].says, PAGES.get(chapter, chapter.replace("_", "-") + ".md"),
-                               tuple(o.holds for o in outs), tuple("" if o.holds else o.in_words() for o in outs)))
+                               tuple(o.holds for o in outs), tuple("" if o.holds else o.in_words() for o in outs),
+                               tuple(bool(o.absent) for o in outs)))
     return out
 
 

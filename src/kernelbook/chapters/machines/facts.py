@@ -42,7 +42,8 @@ class Facts:
     hand_share: float | None  # ... its share of the bandwidth floor on the primary
     findings_n: int  # statements the chapters make of the primary's data (their guards)
     findings_both: int  # ... that hold on the other GPU too
-    findings_differ: int
+    findings_differ: int  # ... that its data contradicts
+    findings_unmeasured: int  # ... that rest on what it did not measure (a second run, mostly)
     rows_n: int  # claims ledger rows
     rows_differ: int  # ... whose verdicts differ between the two GPUs
 
@@ -53,7 +54,7 @@ def facts(machine: str | None = None) -> Facts:
     label = store.machine_label
     if not others:
         return Facts(label(primary), None, 0, NEAR_FLOOR, None, None, 0, None, None, 0, None, None, None, None, None,
-                     0, 0, 0, 0, 0)
+                     0, 0, 0, 0, 0, 0)
     other = others[0]
     for m in (primary, other):
         page.result("machine.ceilings", m)  # read: the page's stale warning and footer name both machines' runs
@@ -72,7 +73,9 @@ def facts(machine: str | None = None) -> Facts:
         six_ratio=six.ratio if six else None, hand_ratio=hand.ratio if hand else None,
         hand_share=hand.share if hand else None,
         findings_n=len(found), findings_both=sum(all(x.holds) for x in found),
-        findings_differ=sum(not all(x.holds) for x in found), rows_n=len(by_row), rows_differ=len(differ))
+        findings_differ=sum(not x.holds[1] and not x.absent[1] for x in found),
+        findings_unmeasured=sum(not x.holds[1] and x.absent[1] for x in found),
+        rows_n=len(by_row), rows_differ=len(differ))
 
 
 def _x(v: float | None) -> str:
