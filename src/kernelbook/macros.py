@@ -417,8 +417,8 @@ def flag_box() -> str:
         parts.append(f"<p>{len(false)} statement{'s' if len(false) != 1 else ''} of this page "
                      f"do{'es' if len(false) == 1 else ''} not hold here:</p><ul>{items(false, 'here, ')}</ul>")
     if unmeasured:
-        parts.append(f"<p>{len(unmeasured)} rest{'s' if len(unmeasured) == 1 else ''} on what was not measured "
-                     f"here:</p><ul>{items(unmeasured, '')}</ul>")
+        parts.append(f"<p>{len(unmeasured)} rest{'s' if len(unmeasured) == 1 else ''} on what this GPU's runs did "
+                     f"not show:</p><ul>{items(unmeasured, '')}</ul>")
     return (f'<div class="admonition warning kb-flags"><p class="admonition-title">Written for the '
             f"{html.escape(written_for)}'s runs; shown with the {html.escape(here)}'s. Each is marked ⚑ where the "
             f"page makes it.</p>{''.join(parts)}</div>")
