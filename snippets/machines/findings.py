@@ -3,8 +3,8 @@ from kernelbook.chapters.machines import carry
 
 primary = paths.pyproject_primary()
 others = carry.measured()
-if not others:
-    print("*No second GPU has a run of every experiment: nothing to compare.*")
+if not others:  # the page's paragraphs say why (their guards' absent words): a label here
+    print("*no second GPU measured*")
 else:
     machines = [primary, others[0]]
     found = carry.findings(machines)

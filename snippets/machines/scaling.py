@@ -5,8 +5,8 @@ from kernelbook.chapters.machines import carry
 
 primary = paths.pyproject_primary()
 others = carry.measured()
-if not others:
-    print("*No second GPU has a run of every experiment: nothing to compare.*")
+if not others:  # the page's paragraphs say why (their guards' absent words): a label here
+    print("*no second GPU measured*")
 else:
     other = others[0]
     items = carry.timed(primary, other)  # each: its share of the floor on the primary, the other's time over it
@@ -37,7 +37,6 @@ else:
     ax.set_ylim(top=max(copy, sheet or copy, *(t.ratio for t in items)) + 0.08)  # room for the lines' labels
     ax.legend(loc="lower right", fontsize=8, ncol=2)
     ax.grid(True, alpha=0.3)
-    print(page.figure(fig, f"Each timed item's time on the {b} over its time on the {a}, against how close it runs "
-                           f"to its bandwidth floor on the {a}"))
+    print(page.figure(fig, f"{b} ÷ {a} time against share of floor"))
     rows = [[t.label, t.kind, page.pct(t.share), f"{t.ratio:.2f}×"] for t in sorted(items, key=lambda t: -t.share)]
     print(page.table(["item", "kind", f"of its floor ({a})", f"{b} ÷ {a}"], rows, name="carry-over-times"))
