@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, run_file
 
-from kernelbook import cli, page, paths, runner, store
+from kernelbook import cli, page, paths, read, runner, store
 
 READER = "nvidia-geforce-rtx-4090"  # a reader's GPU, its results arriving in a pull request
 
@@ -61,8 +61,8 @@ def no_gpu_probe(monkeypatch):
 ])
 def test_measure_mode_without_the_primary_gpu_fails(fixture_results, monkeypatch, gpu, message):
     monkeypatch.setenv("KERNELBOOK_MODE", "measure")
-    monkeypatch.setattr(page, "_gpu_slug", lambda: gpu)
-    monkeypatch.setattr(page, "_measure", lambda *a: pytest.fail("measured on the wrong machine"))
+    monkeypatch.setattr(read, "_gpu_slug", lambda: gpu)
+    monkeypatch.setattr(read, "_measure", lambda *a: pytest.fail("measured on the wrong machine"))
     before = snapshot(fixture_results)
     with pytest.raises(page.MeasureError, match=message):
         page.result("machine.ceilings")
@@ -73,7 +73,7 @@ def test_measure_mode_without_the_primary_gpu_fails(fixture_results, monkeypatch
 
 def test_measure_mode_shows_other_machines_as_stored(fixture_results, monkeypatch):
     monkeypatch.setenv("KERNELBOOK_MODE", "measure")
-    monkeypatch.setattr(page, "_gpu_slug", lambda: None)
+    monkeypatch.setattr(read, "_gpu_slug", lambda: None)
     assert page.result("machine.ceilings", "nvidia-geforce-rtx-4060-laptop-gpu").published
 
 
@@ -98,7 +98,7 @@ def build_error(out: subprocess.CompletedProcess) -> str:
 
 @pytest.mark.slow  # a site build that starts torch to look for a GPU
 def test_a_measure_build_on_a_machine_without_a_gpu_fails_with_one_line(tmp_path):
-    if page._gpu_slug() is not None:
+    if runner.gpu_slug() is not None:
         pytest.skip("this machine has a GPU")
     line = build_error(mkdocs_build(tmp_path, KERNELBOOK_MODE="measure"))
     assert "KERNELBOOK_MODE=measure but no CUDA GPU is visible" in line and "KERNELBOOK_MODE=replay" in line

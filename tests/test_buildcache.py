@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kernelbook import buildcache
+from kernelbook import buildcache, contentcache
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -97,16 +97,16 @@ def test_kernelbook_cache_0_turns_it_off(tree, monkeypatch):
     assert not buildcache.enabled()
     calls = []
     assert buildcache.cached("t", "k", lambda: calls.append(1) or 1) == 1
-    assert buildcache.content("t", "k", lambda: calls.append(1) or "v") == "v"
-    assert len(calls) == 2 and not buildcache.folder().exists() and not buildcache.content_folder().exists()
+    assert contentcache.kept("t", "k", lambda: calls.append(1) or "v") == "v"
+    assert len(calls) == 2 and not buildcache.folder().exists() and not contentcache.folder().exists()
 
 
 def test_the_cache_lives_outside_the_working_tree(tree):
     """A pull request can add any file to the tree (even one .gitignore lists): nothing there is ever unpickled."""
     buildcache.enable()
     buildcache.cached("t", "k", lambda: 1)
-    buildcache.content("t", "k", lambda: "v")
-    for d in (buildcache.folder(), buildcache.content_folder()):
+    contentcache.kept("t", "k", lambda: "v")
+    for d in (buildcache.folder(), contentcache.folder()):
         assert d.is_dir() and not d.resolve().is_relative_to(tree.resolve())
     assert not (tree / ".cache").exists()
 
@@ -116,14 +116,14 @@ def test_a_content_verdict_is_computed_once_per_key_and_again_when_torn(tree):
     calls = []
     compute = lambda: calls.append(1) or f"v{len(calls)}"  # noqa: E731
     buildcache.enable(False)  # not a site build: still kept
-    assert buildcache.content("valid", "a", compute) == "v1" and buildcache.content("valid", "a", compute) == "v1"
-    assert buildcache.content("valid", "b", compute) == "v2"  # another key: computed
-    for p in (buildcache.content_folder() / "valid").glob("*.json"):
+    assert contentcache.kept("valid", "a", compute) == "v1" and contentcache.kept("valid", "a", compute) == "v1"
+    assert contentcache.kept("valid", "b", compute) == "v2"  # another key: computed
+    for p in (contentcache.folder() / "valid").glob("*.json"):
         p.write_text('{"key": "a", "val')  # torn
-    assert buildcache.content("valid", "a", compute) == "v3" and buildcache.content("valid", "b", compute) == "v4"
-    for p in (buildcache.content_folder() / "valid").glob("*.json"):
+    assert contentcache.kept("valid", "a", compute) == "v3" and contentcache.kept("valid", "b", compute) == "v4"
+    for p in (contentcache.folder() / "valid").glob("*.json"):
         p.write_text(json.dumps({"key": "another key", "value": None}))  # an entry of another key under its name
-    assert buildcache.content("valid", "a", compute) == "v5"
+    assert contentcache.kept("valid", "a", compute) == "v5"
 
 
 def test_a_results_file_changed_by_one_byte_is_checked_again(tree, monkeypatch):
@@ -256,3 +256,20 @@ def test_a_dirty_build_keeps_the_notebooks_it_did_not_render_in_mkdocs_jupyters_
     monkeypatch.setattr(hooks, "_dirty", [dirty])
     hooks.on_post_build(config)
     assert jupyter._used_cache_paths == ({cache / "rendered.json"} if dirty else set())
+
+
+def test_block_ids_moves_markdown_execs_own_counter():
+    """The one place that reaches into markdown-exec (buildcache.block_ids): its count is the N of the exec-N-- ids it
+    gives the next block, and setting it renumbers them. Fails when markdown-exec renames or drops the counter."""
+    import markdown
+    from markdown_exec import formatter, validator
+
+    md = markdown.Markdown(extensions=["pymdownx.superfences", "toc"], extension_configs={"pymdownx.superfences": {
+        "custom_fences": [{"name": "python", "class": "python", "validator": validator, "format": formatter}]}})
+    block = '```python exec="1"\nprint("## Heading\\n\\ntext")\n```\n'
+    buildcache.block_ids(0)
+    assert 'id="exec-1--heading"' in md.convert(block) and buildcache.block_ids() == 1
+    assert 'id="exec-2--heading"' in md.convert(block) and buildcache.block_ids() == 2
+    buildcache.restart_ids()
+    assert 'id="exec-1--heading"' in md.convert(block)
+    buildcache.block_ids(0)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pytest
 from conftest import run_file
 
-from kernelbook import factbook, page, registry, store
+from kernelbook import factbook, page, read, registry, store
 
 
 def _fresh(rec: dict, name: str) -> dict:
@@ -57,16 +57,18 @@ class Copy:
     quiet: bool  # a word: the newest run's
 
 
-def _toy(monkeypatch, facts, **extra):
-    """A chapter `toy` whose facts module is `facts(machine)`."""
+def _toy(monkeypatch, facts, GUARDS=None, **extra):  # noqa: N803 - the name a chapter's guards module declares
+    """A chapter `toy` whose facts module is `facts(machine)`, and whose guards module declares GUARDS."""
     import sys
     import types
+    from importlib.machinery import ModuleSpec
 
-    mod = types.ModuleType("kernelbook.chapters.toy.facts")
-    mod.facts = facts
-    for k, v in extra.items():
-        setattr(mod, k, v)
-    monkeypatch.setitem(sys.modules, "kernelbook.chapters.toy.facts", mod)
+    for name, values in (("facts", {"facts": facts, **extra}), ("guards", {"GUARDS": GUARDS or {}})):
+        mod = types.ModuleType(f"kernelbook.chapters.toy.{name}")
+        mod.__spec__ = ModuleSpec(mod.__name__, None)
+        for k, v in values.items():
+            setattr(mod, k, v)
+        monkeypatch.setitem(sys.modules, mod.__name__, mod)
 
 
 def _copy(machine):
@@ -93,9 +95,9 @@ def test_a_chapter_that_takes_runs_itself_keeps_its_median_and_range(two_copies)
 
 
 def test_an_older_pick_reads_an_older_fresh_run(two_copies):
-    with page.picking({"machine.ceilings": 2}):
+    with read.picking({"machine.ceilings": 2}):
         assert page.result("machine.ceilings").data["bandwidth"]["copy"]["gbps"] == 4000.0
-    with page.picking({"machine.ceilings": 7}):  # no such run: the newest
+    with read.picking({"machine.ceilings": 7}):  # no such run: the newest
         assert page.result("machine.ceilings").data["bandwidth"]["copy"]["gbps"] == 5000.0
 
 

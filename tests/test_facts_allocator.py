@@ -9,6 +9,7 @@ import pytest
 
 from kernelbook import page
 from kernelbook.chapters.allocator import facts as F
+from kernelbook.chapters.allocator import guards as G
 
 MiB = 1 << 20
 
@@ -289,14 +290,14 @@ GUARD_CASES = {  # guard -> (fields on which it holds, fields on which it does n
 
 
 def test_every_guard_has_a_case():
-    assert set(GUARD_CASES) == set(F.GUARDS)
+    assert set(GUARD_CASES) == set(G.GUARDS)
 
 
 @pytest.mark.parametrize("name", sorted(GUARD_CASES))
 def test_each_guard_holds_one_way_and_fails_the_other(data, name):
     f = F.from_data(**data)
     holding, failing = GUARD_CASES[name]
-    guard = F.GUARDS[name]
+    guard = G.GUARDS[name]
     assert guard.test(dataclasses.replace(f, **holding)) is True
     assert not guard.test(dataclasses.replace(f, **failing))
     words = guard.found(dataclasses.replace(f, **failing))  # what a flag says there: values, never None
@@ -309,17 +310,17 @@ def test_without_the_error_the_paragraphs_about_it_give_way(data):
     f = F.from_data(**data)
     assert f.oom_unallocated_mib is None
     for name in ("trap", "covers_request", "cap_refused", "summary_matches"):
-        guard = F.GUARDS[name]
+        guard = G.GUARDS[name]
         assert not guard.test(f) and guard.absent[0](f), name
 
 
 def test_the_guards_follow_the_data(data):
     """A few guards driven by the stored data itself rather than by replaced fields."""
     f = F.from_data(**data)
-    assert F.GUARDS["trap"][1](f) and F.GUARDS["no_hole_fits"][1](f) and F.GUARDS["one_segment"][1](f)
+    assert G.GUARDS["trap"][1](f) and G.GUARDS["no_hole_fits"][1](f) and G.GUARDS["one_segment"][1](f)
     _no_oom(data)
     f = F.from_data(**data)
-    assert not F.GUARDS["trap"][1](f) and not F.GUARDS["covers_request"][1](f)
+    assert not G.GUARDS["trap"][1](f) and not G.GUARDS["covers_request"][1](f)
 
 
 def test_every_number_has_a_format():

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from kernelbook import macros, page, paths
+from kernelbook import factview, macros, page, paths
 from kernelbook.chapters.claims import facts as F
+from kernelbook.chapters.claims import guards as G
 from kernelbook.chapters.claims import ledger
 from kernelbook.chapters.claims import verdicts as V
 from kernelbook.decode import report
@@ -268,17 +269,17 @@ def test_summary_pages_render_down_every_branch(name, fixture_results):
     facts (`{% set c = facts("claims") %}`): each field their conditionals test is set to each of its values."""
     text, stem = (ROOT / "docs" / name).read_text(), name.removesuffix(".md")
     conditions = " ".join(re.findall(r"{%-?\s*(?:el)?if\b(.*?)%}", text, re.S))
-    macros._cache.clear()
+    factview._cache.clear()
     assert "{{" not in macros.render(text, stem)
     for alias, chapter in SET.findall(text):
         key = (chapter, paths.primary_machine(), tuple(paths.results_dirs()))
-        base, read = macros._cache[key]
+        base, read = factview._cache[key]
         hints = typing.get_type_hints(type(base))
         for field in sorted(set(re.findall(rf"\b{alias}\.([a-z_][a-z0-9_]*)", conditions))):
             for value in _values(hints[field]):
-                macros._cache[key] = (dataclasses.replace(base, **{field: value}), read)
+                factview._cache[key] = (dataclasses.replace(base, **{field: value}), read)
                 assert "{{" not in macros.render(text, stem)
-        macros._cache[key] = (base, read)
+        factview._cache[key] = (base, read)
 
 
 def test_the_bands_the_claims_page_names_are_the_ledgers(fixture_results):
@@ -316,13 +317,13 @@ GUARD_CASES = {
 
 
 def test_every_guard_has_its_cases():
-    assert set(GUARD_CASES) == set(F.GUARDS)
+    assert set(GUARD_CASES) == set(G.GUARDS)
 
 
 @pytest.mark.parametrize("name", GUARD_CASES)
 def test_each_guard_both_ways(data, name):
     f = F.from_data(**data)
-    test = F.GUARDS[name][1]
+    test = G.GUARDS[name][1]
     yes, no = GUARD_CASES[name]
     assert test(dataclasses.replace(f, **yes))
     assert not test(dataclasses.replace(f, **no))
@@ -335,7 +336,7 @@ def test_guards_follow_the_data_through_the_ledger(data):
         for make, expected in FLIPS[field]:
             d = copy.deepcopy(data)
             make(_newest(d))
-            assert F.GUARDS[guard].test(F.from_data(**d)) == (expected == V.HOLDS)
+            assert G.GUARDS[guard].test(F.from_data(**d)) == (expected == V.HOLDS)
 
 
 def test_each_failing_guard_says_what_the_data_shows(data):
@@ -343,12 +344,12 @@ def test_each_failing_guard_says_what_the_data_shows(data):
     data with every field of another machine missing."""
     f = F.from_data(**data)
     for name, (_, no) in GUARD_CASES.items():
-        words = F.GUARDS[name].found(dataclasses.replace(f, **no))
-        assert words and not words.endswith(".") and words != F.GUARDS[name].says, (name, words)
-    words = F.GUARDS["fused_faster"].found(dataclasses.replace(f, v_speedup=V.CONTRADICTED))
+        words = G.GUARDS[name].found(dataclasses.replace(f, **no))
+        assert words and not words.endswith(".") and words != G.GUARDS[name].says, (name, words)
+    words = G.GUARDS["fused_faster"].found(dataclasses.replace(f, v_speedup=V.CONTRADICTED))
     assert dict(f.named_figures)["speedup"] in words and V.CONTRADICTED in words
     assert set(dict(f.named_figures)) == set(F.NAMED)
-    absent, words = F.GUARDS["gpus_differ"].absent
+    absent, words = G.GUARDS["gpus_differ"].absent
     assert absent(dataclasses.replace(f, others="", differ_rows=0)) and not absent(f if f.others else
                                                                                    dataclasses.replace(f, others="X"))
 
@@ -364,7 +365,7 @@ def test_rows_that_read_differently_on_another_gpu_are_counted(data):
     moved = dict(same, speedup=V.CONTRADICTED if same["speedup"] != V.CONTRADICTED else V.REPRODUCED,
                  oom=V.FAILS if same["oom"] != V.FAILS else V.HOLDS)
     g = F.from_data(**data, others={"H100 80GB HBM3": moved})
-    assert (g.others, g.differ_rows) == ("H100 80GB HBM3", 2) and F.GUARDS["gpus_differ"].test(g)
+    assert (g.others, g.differ_rows) == ("H100 80GB HBM3", 2) and G.GUARDS["gpus_differ"].test(g)
     h = F.from_data(**data, others={"H100 80GB HBM3": same, "RTX 4090": moved})
     assert (h.others, h.differ_rows) == ("H100 80GB HBM3 or the RTX 4090", 2)
 

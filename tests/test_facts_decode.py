@@ -9,6 +9,8 @@ import pytest
 
 from kernelbook import page
 from kernelbook.chapters.decode import facts as F
+from kernelbook.chapters.decode import figures
+from kernelbook.chapters.decode import guards as G
 from kernelbook.decode import report
 from kernelbook.decode.model import INIT_STD, QWEN25_15B
 
@@ -244,7 +246,7 @@ def test_profiler_against_the_timed_host_call(data):
     """The drawn step's host call under the profiler against the timed step's host time (the page's one figure of
     each)."""
     six = data["six"]
-    inflates = F.GUARDS["profiler_inflates"][1]
+    inflates = G.GUARDS["profiler_inflates"][1]
     six["timelines"]["eager_static"]["host_us"] = 2e3 * report.summaries(six)["eager_static"]["host_ms"]
     assert inflates(F.from_data(**data))
     six["timelines"]["eager_static"]["host_us"] = 1.0  # quicker under the profiler than timed
@@ -324,7 +326,7 @@ def test_one_run_shows_no_range(data):
 def test_step_times_across_runs_show_their_range_only_past_the_spread(data):
     six = data["six"]
     one = F.from_data(**data)
-    within = F.step_summary(six, "cuda_graph")
+    within = figures.step_summary(six, "cuda_graph")
     spread = max(2 * within["noise_pct"] / 100 if within.get("noise_pct") is not None else 0,
                  within["spread_pct"] / 100)
     far = F.from_data(**data, runs=[_slower_run(six, "cuda_graph", 1 + 3 * spread), six])
@@ -402,23 +404,23 @@ GUARD_CASES = [
 
 @pytest.mark.parametrize("name, holding, turned", GUARD_CASES, ids=[c[0] for c in GUARD_CASES])
 def test_each_guard_is_driven_both_ways_by_the_data(data, name, holding, turned):
-    _, test = F.GUARDS[name]
+    _, test = G.GUARDS[name]
     f = dataclasses.replace(F.from_data(**data), **holding)
     assert test(f)
     assert not test(dataclasses.replace(f, **turned))
 
 
 def test_every_guard_has_a_case_and_holds_or_not_on_the_fixture_as_its_fields_say(data):
-    assert {c[0] for c in GUARD_CASES} == set(F.GUARDS)
+    assert {c[0] for c in GUARD_CASES} == set(G.GUARDS)
     f = F.from_data(**data)
-    assert F.GUARDS["launch_bound"][1](f) == (f.launch_ms > f.floor_ms)
-    assert F.GUARDS["all_passed"][1](f) == (f.all_passed and not f.has_build_errors)
+    assert G.GUARDS["launch_bound"][1](f) == (f.launch_ms > f.floor_ms)
+    assert G.GUARDS["all_passed"][1](f) == (f.all_passed and not f.has_build_errors)
 
 
-@pytest.mark.parametrize("name", sorted(F.GUARDS))
+@pytest.mark.parametrize("name", sorted(G.GUARDS))
 def test_each_guard_says_what_the_data_shows_where_it_fails(data, name):
     """A failing guard's words name values, never None, on the fixture turned by its case."""
-    guard = F.GUARDS[name]
+    guard = G.GUARDS[name]
     holding, turned = next((h, t) for n, h, t in GUARD_CASES if n == name)
     f = dataclasses.replace(F.from_data(**data), **{**holding, **turned})
     words = guard.found(f)
@@ -478,5 +480,5 @@ def test_the_noisiest_widest_and_most_grown_way_is_chosen_by_its_medians_over_ru
         six["labels"]["cuda_graph"],) * 3  # the graph's medians: the mean of its two runs' figures
     assert both.noisiest_pct == report.variant_summary(six, "cuda_graph")["noise_pct"]  # this run's figure of that way
     assert one.noisiest_label != both.noisiest_label
-    worst = F.after_worst([other, six])
-    assert worst == "cuda_graph" and F.after_across([six], worst)["host_us"] == both.after_worst_host_us
+    worst = figures.after_worst([other, six])
+    assert worst == "cuda_graph" and figures.after_across([six], worst)["host_us"] == both.after_worst_host_us

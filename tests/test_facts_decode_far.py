@@ -11,6 +11,7 @@ import pytest
 from kernelbook import guards, page
 from kernelbook.chapters.decode_far import anchors
 from kernelbook.chapters.decode_far import facts as F
+from kernelbook.chapters.decode_far import guards as G
 
 
 @pytest.fixture
@@ -851,7 +852,7 @@ def test_a_stand_against_a_published_step_must_hold_in_every_run(data):
     assert _facts({**ahead, "runs": [ahead["far_data"]] * 2}).sync_vs_fast == "ahead"
 
 
-# Each guard of the page (F.GUARDS), driven both ways: it holds on the fixture's facts with the fields it reads set
+# Each guard of the page (G.GUARDS), driven both ways: it holds on the fixture's facts with the fields it reads set
 # as the H200's results have them, and fails when any one of the listed changes is made on top. A test that reads a
 # missing figure (None) does not hold, as the engine reads it (kernelbook.guards); where it fails, its words say what
 # the data shows.
@@ -988,13 +989,13 @@ def _holds(guard, f) -> bool:
 
 
 def test_every_guard_is_driven_both_ways():
-    assert set(TURNED) == set(F.GUARDS)
+    assert set(TURNED) == set(G.GUARDS)
 
 
 @pytest.mark.parametrize("name, turn", [(n, t) for n, ts in TURNED.items() for t in ts],
                          ids=[f"{n}-{next(iter(t))}" for n, ts in TURNED.items() for t in ts])
 def test_each_guard_holds_on_the_h200s_results_and_fails_when_one_of_them_turns(data, name, turn):
-    guard = F.GUARDS[name]
+    guard = G.GUARDS[name]
     f = dataclasses.replace(_facts(data), **H200)
     assert _holds(guard, f)
     turned = dataclasses.replace(f, **turn)
@@ -1020,13 +1021,13 @@ def test_the_fastest_step_is_the_fastest_that_passed_or_one_level_with_it_by_the
     f = _facts(data)
     assert set(f.fastest) == {DOWN, FEW} and f.best_label in (DOWN, FEW)
     for name in ("fit_fastest", "timeline_fastest", "costs_fastest", "fastest_stays"):
-        assert _holds(F.GUARDS[name], dataclasses.replace(f, best_label=FEW)), name  # down_ring level with few_o
+        assert _holds(G.GUARDS[name], dataclasses.replace(f, best_label=FEW)), name  # down_ring level with few_o
     for r, ms in zip(d["rounds"], down, strict=True):  # few_o 0.05 ms ahead in every round: down_ring is behind it
         r["variants"]["few_o"]["step_ms"] = ms - 0.05
     f = _facts(data)
     assert f.best_label == FEW and f.fastest == (FEW,)
     for name in ("fit_fastest", "timeline_fastest", "costs_fastest", "fastest_stays"):
-        out = guards._outcome(name, F.GUARDS[name], f)
+        out = guards._outcome(name, G.GUARDS[name], f)
         assert not out.holds and FEW in out.found and DOWN in out.found, name
     d["teacher_forced"]["few_o"]["passed"] = False  # a step that failed its check is never the fastest
     assert _facts(data).fastest == (DOWN,)

@@ -10,6 +10,7 @@ from guardcases import both_ways
 
 from kernelbook import page
 from kernelbook.chapters.fusing_by_hand import facts as F
+from kernelbook.chapters.fusing_by_hand import guards as G
 
 
 @pytest.fixture
@@ -205,7 +206,7 @@ def test_the_swiglu_cut_across_runs(data):
 
 
 def _guard(name, f):
-    return F.GUARDS[name][1](f)
+    return G.GUARDS[name][1](f)
 
 
 @pytest.mark.parametrize("name, field", [("norm_fused_faster", "norm_fused_versus"),
@@ -259,8 +260,8 @@ def test_guards_rounds_capped_and_several_noisy(data):
     assert not _guard("several_noisy", replace(f, all_quiet=False, noisy_count=1))
     quiet = replace(f, all_quiet=True, noisy_count=0, rounds=10, noisiest_pct=0.33)
     assert not _guard("rounds_capped", quiet) and not _guard("several_noisy", quiet)
-    assert "after 10 rounds" in F.GUARDS["rounds_capped"].found(quiet)
-    assert F.GUARDS["several_noisy"].found(quiet).startswith("no version stayed noisy")
+    assert "after 10 rounds" in G.GUARDS["rounds_capped"].found(quiet)
+    assert G.GUARDS["several_noisy"].found(quiet).startswith("no version stayed noisy")
 
 
 def test_guards_on_the_roofline(data):
@@ -305,7 +306,7 @@ def test_h_counts_the_shapes_that_differ(data):
     cases[0]["h"].update(bit_identical=False, max_steps=1)
     f = F.from_data(**data)
     assert f.h_shapes_differ == 1 and f.h_max_steps == 1
-    assert f"at 1 of {len(cases)} shapes" in F.GUARDS["h_exact"].found(f)
+    assert f"at 1 of {len(cases)} shapes" in G.GUARDS["h_exact"].found(f)
 
 
 def test_compiled_ratio_is_one_plus_the_difference(data):
@@ -353,9 +354,9 @@ GUARD_CASES = {  # each guard: fields that make it hold, fields that make it fai
 
 
 def test_every_guard_has_a_case():
-    assert set(GUARD_CASES) == set(F.GUARDS)
+    assert set(GUARD_CASES) == set(G.GUARDS)
 
 
 @pytest.mark.parametrize("name", sorted(GUARD_CASES))
 def test_each_guard_holds_one_way_and_fails_the_other_with_values(data, name):
-    both_ways(name, F.GUARDS[name], F.from_data(**data), *GUARD_CASES[name])
+    both_ways(name, G.GUARDS[name], F.from_data(**data), *GUARD_CASES[name])

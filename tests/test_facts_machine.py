@@ -9,6 +9,7 @@ import pytest
 
 from kernelbook import page
 from kernelbook.chapters.machine import facts as F
+from kernelbook.chapters.machine import guards as G
 
 
 @pytest.fixture
@@ -161,7 +162,7 @@ def test_the_graph_speedup_against_the_laptop_reads_the_median_across_runs(data)
 
 
 def _guard(name, f):
-    return F.GUARDS[name][1](f)
+    return G.GUARDS[name][1](f)
 
 
 def test_guard_ridge_above_laptop(data):
@@ -242,7 +243,7 @@ def test_derived_ratios_divide_the_medians_shown(data):
 
 
 def _found(name, f):
-    return F.GUARDS[name].found(f)
+    return G.GUARDS[name].found(f)
 
 
 def test_guard_speedup_runs_vary_needs_a_second_run(data):
@@ -278,7 +279,7 @@ def test_each_guard_says_what_fails_with_the_values(data):
     assert _found("graph_gain_below_laptop", low) == "the graph speedup is 9.5×, against the laptop's 8 to 9×"
     assert _found("eager_paced_by_host", low).endswith("100% apart, more than the two timings' noise of 20%")
     assert "does not lie above the graph replay's" in _found("host_bound", f)
-    for name, guard in F.GUARDS.items():
+    for name, guard in G.GUARDS.items():
         assert "_" not in guard.says and "FAR_BELOW" not in guard.says, name
 
 
@@ -293,4 +294,4 @@ GUARD_CASES = {  # each guard and the test that drives it both ways
 
 
 def test_every_guard_has_a_case():
-    assert set(GUARD_CASES) == set(F.GUARDS)
+    assert set(GUARD_CASES) == set(G.GUARDS)

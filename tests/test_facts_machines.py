@@ -10,6 +10,7 @@ import pytest
 from kernelbook import factbook, guards, paths, store
 from kernelbook.chapters.machines import carry
 from kernelbook.chapters.machines import facts as F
+from kernelbook.chapters.machines import guards as G
 
 PRIMARY = paths.pyproject_primary()
 OTHERS = carry.measured()
@@ -65,9 +66,9 @@ def test_without_a_second_gpu_every_comparing_paragraph_gives_way(monkeypatch, f
     monkeypatch.setattr(carry, "measured", lambda: [])
     none = F.facts()
     assert none.other is None and none.copy_ratio is None and none.findings_n == 0
-    for name, guard in F.GUARDS.items():
+    for name, guard in G.GUARDS.items():
         out = guards._outcome(f"machines.{name}", guard, none)
-        assert not out.holds and out.absent == F.NO_OTHER[1], name
+        assert not out.holds and out.absent == G.NO_OTHER[1], name
 
 
 CASES = {  # guard: (a change that turns it)
@@ -81,12 +82,12 @@ CASES = {  # guard: (a change that turns it)
 
 
 def test_every_guard_has_a_case():
-    assert set(CASES) == set(F.GUARDS)
+    assert set(CASES) == set(G.GUARDS)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_guard_holds_on_the_stored_results_and_turns(f, name):
-    guard = guards.as_guard(F.GUARDS[name])
+    guard = guards.as_guard(G.GUARDS[name])
     assert guard.test(f), name
     turned = dataclasses.replace(f, **{k: (v * f.copy_ratio if k == "bytes_high" else v)
                                        for k, v in CASES[name].items()})

@@ -10,6 +10,7 @@ from guardcases import both_ways
 
 from kernelbook import page
 from kernelbook.chapters.memory_bound import facts as F
+from kernelbook.chapters.memory_bound import guards as G
 
 
 @pytest.fixture
@@ -135,7 +136,7 @@ def test_the_ridge_is_the_machine_chapters_from_the_two_medians(data):
 
 
 def _guard(name, f):
-    return F.GUARDS[name][1](f)
+    return G.GUARDS[name][1](f)
 
 
 def test_guards_on_the_laptops_byte_counts(data):
@@ -158,7 +159,7 @@ def test_guards_on_each_chains_time(data):
     _time(data, "swiglu", 1.07)  # SwiGLU's 1.07x on the H100: inside the band
     f = F.from_data(**data)
     assert _guard("norm_misses_time", f) and not _guard("swiglu_misses_time", f)
-    assert "1.07×" in F.GUARDS["swiglu_misses_time"].found(f)
+    assert "1.07×" in G.GUARDS["swiglu_misses_time"].found(f)
     _time(data, "add_rmsnorm", 0.8)  # faster than its bytes' time: not "more than the band over"
     assert not _guard("norm_misses_time", F.from_data(**data))
 
@@ -189,7 +190,7 @@ def test_guards_on_the_kernels(data):
     g = F.from_data(**data)
     assert _guard("some_keep_pace", g) and not _guard("others_fell_behind", g)
     assert not _guard("only_vectorized_keep_pace", g)  # the generic kernels kept pace too
-    assert f"not exactly the {g.norm_vectorized} " in F.GUARDS["only_vectorized_keep_pace"].found(g)
+    assert f"not exactly the {g.norm_vectorized} " in G.GUARDS["only_vectorized_keep_pace"].found(g)
     assert _guard("norm_has_tiny", f)
     norm = _chain(data, "add_rmsnorm")
     norm["kernels"] = [k for k in norm["kernels"] if k["bytes_per_elem"] >= F.STREAMING]
@@ -233,9 +234,9 @@ GUARD_CASES = {  # each guard: fields that make it hold, fields that make it fai
 
 
 def test_every_guard_has_a_case():
-    assert set(GUARD_CASES) == set(F.GUARDS)
+    assert set(GUARD_CASES) == set(G.GUARDS)
 
 
 @pytest.mark.parametrize("name", sorted(GUARD_CASES))
 def test_each_guard_holds_one_way_and_fails_the_other_with_values(data, name):
-    both_ways(name, F.GUARDS[name], F.from_data(**data), *GUARD_CASES[name])
+    both_ways(name, G.GUARDS[name], F.from_data(**data), *GUARD_CASES[name])

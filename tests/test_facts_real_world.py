@@ -9,6 +9,7 @@ import pytest
 
 from kernelbook import page
 from kernelbook.chapters.real_world import facts as F
+from kernelbook.chapters.real_world import guards as G
 
 MiB = 1 << 20
 
@@ -110,7 +111,7 @@ GUARD_CASES = [
 
 @pytest.mark.parametrize("name, holding, turned", GUARD_CASES, ids=[c[0] for c in GUARD_CASES])
 def test_each_guard_is_driven_both_ways_by_the_data(data, name, holding, turned):
-    guard = F.GUARDS[name]
+    guard = G.GUARDS[name]
     f = dataclasses.replace(F.from_data(**data), **holding)
     assert guard.test(f)
     assert not guard.test(dataclasses.replace(f, **turned))
@@ -119,12 +120,12 @@ def test_each_guard_is_driven_both_ways_by_the_data(data, name, holding, turned)
 
 
 def test_every_guard_has_a_case():
-    assert {c[0] for c in GUARD_CASES} == set(F.GUARDS)
+    assert {c[0] for c in GUARD_CASES} == set(G.GUARDS)
 
 
 def test_guard_fusion_saves_both_ways(data):
     f = F.from_data(**data)
-    test = F.GUARDS["fusion_saves"][1]
+    test = G.GUARDS["fusion_saves"][1]
     assert test(dataclasses.replace(f, prefill_saved_share=0.1))
     assert not test(dataclasses.replace(f, prefill_saved_share=-0.01))
 
@@ -132,7 +133,7 @@ def test_guard_fusion_saves_both_ways(data):
 def test_guard_liger_raced_both_ways(data):
     for s in data["speed_of_light"]:
         s["liger"] = True
-    test = F.GUARDS["liger_raced"][1]
+    test = G.GUARDS["liger_raced"][1]
     assert test(F.from_data(**data))
     data["speed_of_light"][0]["liger"] = False
     assert not test(F.from_data(**data))

@@ -11,15 +11,18 @@ import pytest
 
 from kernelbook import page
 from kernelbook.chapters.speed_of_light import facts as F
-from kernelbook.chapters.speed_of_light.facts import AtShape
+from kernelbook.chapters.speed_of_light import figures as C  # how the figures are computed: the goal, its verdicts
+from kernelbook.chapters.speed_of_light import guards as G
+from kernelbook.chapters.speed_of_light.figures import AtShape
+from kernelbook.stats import paired
 
-ADD, SWIGLU = F.ADD, F.SWIGLU
+ADD, SWIGLU = C.ADD, C.SWIGLU
 
 
 @pytest.fixture
 def data(fixture_results):
     load = lambda name: copy.deepcopy(page.result(name).data)  # noqa: E731
-    return {"add": load(ADD), "swiglu": load(SWIGLU), "designs": load(F.DESIGNS), "gpu": "H200"}
+    return {"add": load(ADD), "swiglu": load(SWIGLU), "designs": load(C.DESIGNS), "gpu": "H200"}
 
 
 def _at(d: dict, rows: int, hidden: int) -> dict:
@@ -28,7 +31,7 @@ def _at(d: dict, rows: int, hidden: int) -> dict:
 
 
 def _big(d: dict) -> list[dict]:
-    return [s for s in d["shapes"] if F.big(s)]
+    return [s for s in d["shapes"] if C.big(s)]
 
 
 # ---- the goal, on made-up shapes ----------------------------------------------------------------------------------
@@ -40,29 +43,29 @@ def _shape(share: float, ours_ms: float, rivals_ms: dict[str, float], nbytes: in
 
 
 def test_without_placements_the_goal_needs_the_share_and_a_strictly_lower_median():
-    assert F.met(_shape(0.98, 1.0, {"compiled": 1.1, "rms_norm": 2.0}), ADD)
-    assert not F.met(_shape(0.97999, 1.0, {"compiled": 1.1}), ADD)
+    assert C.met(_shape(0.98, 1.0, {"compiled": 1.1, "rms_norm": 2.0}), ADD)
+    assert not C.met(_shape(0.97999, 1.0, {"compiled": 1.1}), ADD)
     tie = _shape(0.99, 1.0, {"compiled": 1.0, "rms_norm": 2.0})  # a tie in the rounds is not ahead
-    assert F.standing(tie, ADD) == {"compiled": "behind", "rms_norm": "ahead"}
-    assert F.behind(tie, ADD) == ["compiled"] and not F.met(tie, ADD)
+    assert C.standing(tie, ADD) == {"compiled": "behind", "rms_norm": "ahead"}
+    assert C.behind(tie, ADD) == ["compiled"] and not C.met(tie, ADD)
 
 
 def test_a_rival_that_failed_to_run_is_not_counted_and_small_shapes_never_meet():
     ok = _shape(0.99, 1.0, {"compiled": 1.1})
-    assert F.behind(ok, ADD) == [] and F.met(ok, ADD)
-    assert not F.met(_shape(0.99, 1.0, {"compiled": 1.1}, nbytes=1 << 20), ADD)
+    assert C.behind(ok, ADD) == [] and C.met(ok, ADD)
+    assert not C.met(_shape(0.99, 1.0, {"compiled": 1.1}, nbytes=1 << 20), ADD)
 
 
 def test_paired_reads_ahead_level_and_behind_from_the_interval_of_the_median_difference():
     base = [1.00, 1.02, 0.99, 1.05, 1.01, 0.98, 1.03, 1.00]
-    ahead = F.paired([t - 0.01 for t in base], base)
+    ahead = paired([t - 0.01 for t in base], base)
     assert ahead["verdict"] == "ahead" and ahead["faster"] == 8 and ahead["n"] == 8
     assert abs(ahead["median"] + 0.01) < 1e-12 and ahead["high"] < 0
     noisy = [t + d for t, d in zip(base, (-0.02, 0.03, -0.01, 0.02, -0.03, 0.01, 0.02, -0.02), strict=True)]
-    level = F.paired(noisy, base)
+    level = paired(noisy, base)
     assert level["verdict"] == "level" and level["low"] < 0 < level["high"] and level["faster"] == 4
-    assert F.paired(base, [t - 0.01 for t in base])["verdict"] == "behind"
-    assert F.paired(noisy, base) == level  # seeded: a page reads the same on every build
+    assert paired(base, [t - 0.01 for t in base])["verdict"] == "behind"
+    assert paired(noisy, base) == level  # seeded: a page reads the same on every build
 
 
 def _placed(compiled_by: float, liger_by: list[float]) -> dict:
@@ -78,30 +81,30 @@ def _placed(compiled_by: float, liger_by: list[float]) -> dict:
 def test_with_placements_ahead_and_level_meet_the_goal_and_only_behind_misses_it():
     """Issue 26: level with every rival at the goal's share meets the goal; the rounds are not asked."""
     shape = _placed(-0.1, [-0.1, 0.1, -0.05, 0.05, 0.0])  # ahead of torch.compile, level with Liger-Kernel
-    assert F.standing(shape, SWIGLU) == {"compiled": "ahead", "liger": "level"}
-    assert F.behind(shape, SWIGLU) == [] and F.met(shape, SWIGLU)
+    assert C.standing(shape, SWIGLU) == {"compiled": "ahead", "liger": "level"}
+    assert C.behind(shape, SWIGLU) == [] and C.met(shape, SWIGLU)
     level = _placed(0.0, [-0.1, 0.1, -0.05, 0.05, 0.0])  # level with both
-    assert set(F.standing(level, SWIGLU).values()) == {"level"} and F.met(level, SWIGLU)
+    assert set(C.standing(level, SWIGLU).values()) == {"level"} and C.met(level, SWIGLU)
     behind = _placed(0.1, [-0.1, 0.1, -0.05, 0.05, 0.0])  # torch.compile ahead of ours on every placement
-    assert F.standing(behind, SWIGLU)["compiled"] == "behind"
-    assert F.behind(behind, SWIGLU) == ["compiled"] and not F.met(behind, SWIGLU)
+    assert C.standing(behind, SWIGLU)["compiled"] == "behind"
+    assert C.behind(behind, SWIGLU) == ["compiled"] and not C.met(behind, SWIGLU)
     shape["versions"]["ours"]["share_of_copy"] = 0.97  # level or ahead, but under the share
-    assert not F.met(shape, SWIGLU)
+    assert not C.met(shape, SWIGLU)
     del level["placements"]  # without placements the rounds decide: ours is slower there
-    assert F.behind(level, SWIGLU) == ["compiled", "liger"] and F.against(level, ("compiled",)) == {}
+    assert C.behind(level, SWIGLU) == ["compiled", "liger"] and C.against(level, ("compiled",)) == {}
 
 
 def test_programs_per_sm_is_the_smaller_of_the_thread_and_register_limits():
     # 4-warp programs on an SM of 2,048 threads: 16 by threads; registers go to warps in units of 256
-    assert F.programs_per_sm(28, 4, 2048) == 16  # 1,024 per warp: the threads bind
-    assert F.programs_per_sm(40, 4, 2048) == 12  # 1,280 per warp, 5,120 per program
-    assert F.programs_per_sm(43, 4, 2048) == 10  # 1,376 rounds up to 1,536 per warp
-    assert F.programs_per_sm(43, 8, 2048) == 5
+    assert C.programs_per_sm(28, 4, 2048) == 16  # 1,024 per warp: the threads bind
+    assert C.programs_per_sm(40, 4, 2048) == 12  # 1,280 per warp, 5,120 per program
+    assert C.programs_per_sm(43, 4, 2048) == 10  # 1,376 rounds up to 1,536 per warp
+    assert C.programs_per_sm(43, 8, 2048) == 5
 
 
 def test_a_shape_reads_rows_by_width_with_thousands_separated():
-    assert F.shape_text({"rows": 32768, "hidden": 8960}) == "32,768 × 8,960"
-    assert F.shape_text({"rows": 1, "hidden": 1536}) == "1 × 1,536"
+    assert C.shape_text({"rows": 32768, "hidden": 8960}) == "32,768 × 8,960"
+    assert C.shape_text({"rows": 1, "hidden": 1536}) == "1 × 1,536"
 
 
 # ---- the fixture, read through the facts --------------------------------------------------------------------------
@@ -152,14 +155,14 @@ def test_a_noisy_median_decides_only_where_its_rounds_do():
                                                        "share_of_copy": 1.0},
                                               "compiled": _noisy(1.0, [0.98, 1.02] * 5)}}
     # a tie of medians, straddled round by round: noisy, neither ahead nor behind, and the goal undecided
-    assert F.standing(shape, ADD) == {"compiled": "noisy"} and F.behind(shape, ADD) == []
-    assert F.goal(shape, ADD) == "noisy" and not F.met(shape, ADD) and F.goal_of([shape], ADD) == "noisy"
+    assert C.standing(shape, ADD) == {"compiled": "noisy"} and C.behind(shape, ADD) == []
+    assert C.goal(shape, ADD) == "noisy" and not C.met(shape, ADD) and C.goal_of([shape], ADD) == "noisy"
     shape["versions"]["compiled"] = _noisy(1.1, [1.05, 1.15] * 5)  # slower in every round: ahead, though noisy
-    assert F.standing(shape, ADD) == {"compiled": "ahead"} and F.goal(shape, ADD) == "met"
+    assert C.standing(shape, ADD) == {"compiled": "ahead"} and C.goal(shape, ADD) == "met"
     shape["versions"]["compiled"] = _noisy(0.9, [0.85, 0.95] * 5)  # faster in every round: behind
-    assert F.goal(shape, ADD) == "missed" and F.goal_of([shape, {**shape}], ADD) == "missed"
+    assert C.goal(shape, ADD) == "missed" and C.goal_of([shape, {**shape}], ADD) == "missed"
     shape["versions"]["compiled"] = _noisy(1.1, [1.05, 1.15] * 4)  # a round short: the rounds do not pair
-    assert F.standing(shape, ADD) == {"compiled": "noisy"}
+    assert C.standing(shape, ADD) == {"compiled": "noisy"}
 
 
 def test_a_noisy_share_is_at_or_under_only_where_every_round_agrees():
@@ -168,13 +171,13 @@ def test_a_noisy_share_is_at_or_under_only_where_every_round_agrees():
         return {"bytes": 256 << 20, "versions": {"copy": _noisy(sorted(copy)[len(copy) // 2], copy),
                                                  "ours": {"ms": 1.0, "values": ours, "quiet": True,
                                                           "share_of_copy": 0.99}}}
-    assert F.share_verdict(shape([0.99, 0.985] * 5)) == "at"
-    assert F.share_verdict(shape([0.97, 0.975] * 5)) == "under"
+    assert C.share_verdict(shape([0.99, 0.985] * 5)) == "at"
+    assert C.share_verdict(shape([0.97, 0.975] * 5)) == "under"
     mixed = shape([0.99, 0.97] * 5)
-    assert F.share_verdict(mixed) == "noisy" and F.goal(mixed, ADD) == "noisy" and not F.at_share(mixed)
+    assert C.share_verdict(mixed) == "noisy" and C.goal(mixed, ADD) == "noisy" and not C.at_share(mixed)
     quiet = shape([0.97] * 10)
     quiet["versions"]["copy"]["quiet"] = True  # quiet: the median share decides (0.99), not the rounds
-    assert F.share_verdict(quiet) == "at"
+    assert C.share_verdict(quiet) == "at"
 
 
 def test_noise_facts_name_what_stayed_noisy_and_the_goal_says_noisy(data):
@@ -192,7 +195,7 @@ def test_noise_facts_name_what_stayed_noisy_and_the_goal_says_noisy(data):
     assert (f.add_noise.noisiest_label, f.add_noise.noisiest_pct, f.add_noise.rounds_high) == (
         "same-bytes copy", 1.5, 14)
     assert f.add_goal == "noisy" and not f.add_goal_met and f.add_goal_noisy == ("8,192 × 4,096",)
-    assert f.add_under == (F.Under("8,192 × 4,096", ours["share_of_copy"], f.add_under[0].kib, True),)
+    assert f.add_under == (C.Under("8,192 × 4,096", ours["share_of_copy"], f.add_under[0].kib, True),)
     _at(data["add"], 32768, 4096)["versions"]["ours"]["share_of_copy"] = 0.5  # a shape decidedly under
     assert F.from_data(**data).add_goal == "missed"
 
@@ -206,7 +209,7 @@ def test_a_result_from_before_the_criterion_reads_as_quiet(data):
         del s["rounds"]
         for v in s["versions"].values():
             v.pop("quiet", None)
-    n = F.noise(old)
+    n = C.noise(old)
     assert (n.rounds_low, n.min_rounds, n.all_quiet, n.noisy_big) == (5, 5, True, ())
 
 
@@ -216,7 +219,7 @@ def test_a_shape_under_the_share_is_named_with_its_program_size(data):
     s["versions"]["ours"]["share_of_copy"] = 0.9789
     f = F.from_data(**data)
     assert not f.add_all_at_share and not f.add_goal_met and f.add_at_share == 7
-    assert f.add_under == (F.Under("8,192 × 16,384", 0.9789, s["best_config"][0] * 16384 * 2 // 1024),)
+    assert f.add_under == (C.Under("8,192 × 16,384", 0.9789, s["best_config"][0] * 16384 * 2 // 1024),)
     assert f.add_under_copy_kib == (s["copy_config"][0] * 2 // 1024,)
 
 
@@ -237,9 +240,9 @@ def test_the_tile_sized_copy_ahead_of_the_kernel_says_so(data):
 
 def test_the_one_row_kernel_is_close_to_the_copy_only_at_every_large_shape(data):
     assert F.from_data(**data).one_row_close
-    _at(data["add"], 32768, 16384)["versions"]["one_row"]["share_of_copy"] = F.NEAR_COPY - 0.01
+    _at(data["add"], 32768, 16384)["versions"]["one_row"]["share_of_copy"] = C.NEAR_COPY - 0.01
     f = F.from_data(**data)
-    assert not f.one_row_close and f.one_row_low == F.NEAR_COPY - 0.01
+    assert not f.one_row_close and f.one_row_low == C.NEAR_COPY - 0.01
 
 
 def test_the_kernels_own_work_at_small_shapes_shows_only_past_half_a_point(data):
@@ -399,7 +402,7 @@ def test_ours_against_the_copy_reads_the_placements(data):
 
 def test_the_probe_compares_how_far_placements_move_a_time_with_the_differences(data):
     assert F.from_data(**data).probe_moves_more
-    ms = F.probe(data["swiglu"])["placements"]
+    ms = C.probe(data["swiglu"])["placements"]
     ms["ours"] = [min(ms["compiled"]) - 1e-3] * len(ms["ours"])  # one time on every placement, 1 us ahead
     f = F.from_data(**data)
     assert not f.probe_moves_more and f.probe_ours_us == 0
@@ -407,7 +410,7 @@ def test_the_probe_compares_how_far_placements_move_a_time_with_the_differences(
 
 def test_fewer_programs_per_sm_with_the_ieee_divide_only_where_its_registers_cost_them(data):
     assert F.from_data(**data).ieee_holds_fewer
-    F.probe(data["swiglu"])["registers"]["per_thread"]["ieee"] = 29
+    C.probe(data["swiglu"])["registers"]["per_thread"]["ieee"] = 29
     f = F.from_data(**data)
     assert not f.ieee_holds_fewer and f.held_ieee == f.held_approx == 16
 
@@ -447,20 +450,20 @@ def test_the_swiglu_rounds_name_what_stayed_noisy_at_a_large_shape(data):
 # ---- the page's guards, each driven both ways ----------------------------------------------------------------------
 
 def _holds(name: str, f: F.Facts) -> bool:
-    return bool(F.GUARDS[name][1](f))
+    return bool(G.GUARDS[name][1](f))
 
 
 def test_the_add_goal_open_at_one_noisy_shape_names_it_and_its_programs(data):
     f = F.from_data(**data)
-    assert f.add_open == F.Open() and not _holds("add_newest_undecided", f) and not _holds("add_open_programs", f)
-    assert F.GUARDS["add_newest_undecided"].absent[0](f) and F.GUARDS["add_open_programs"].absent[0](f)
+    assert f.add_open == C.Open() and not _holds("add_newest_undecided", f) and not _holds("add_open_programs", f)
+    assert G.GUARDS["add_newest_undecided"].absent[0](f) and G.GUARDS["add_open_programs"].absent[0](f)
     older = copy.deepcopy(data["add"])  # an older run that met the goal everywhere
     s = _at(data["add"], 8192, 4096)
     ours = s["versions"]["ours"]
     s["versions"]["copy"].update(quiet=False, noise_pct=1.5, values=[ours["ms"] * x for x in (0.97, 1.0) * 5])
     assert _holds("add_newest_undecided", F.from_data(**data))  # one run, one shape undecided
     f = F.from_data(**data, runs={ADD: [older, data["add"]]})
-    assert f.add_open == F.Open("8,192 × 4,096", ours["share_of_copy"], s["best_config"][0] * 4096 * 2 // 1024,
+    assert f.add_open == C.Open("8,192 × 4,096", ours["share_of_copy"], s["best_config"][0] * 4096 * 2 // 1024,
                                 s["copy_config"][0] * 2 // 1024, True)
     assert (f.add_runs, f.add_met_runs, f.add_newest_noisy) == (2, 1, ("8,192 × 4,096",))
     assert f.add_goal_noisy_text == "8,192 × 4,096" and _holds("add_newest_undecided", f)
@@ -475,12 +478,12 @@ def test_the_add_goal_open_at_one_noisy_shape_names_it_and_its_programs(data):
     _at(older, 32768, 4096)["versions"]["ours"]["share_of_copy"] = 0.5  # a shape decidedly under in the older run
     h = F.from_data(**data, runs={ADD: [older, data["add"]]})
     assert not _holds("add_missed_no_run", h) and h.add_missed_runs == 1
-    assert "in 1 of 2 runs" in F.GUARDS["add_missed_no_run"].found(h)
+    assert "in 1 of 2 runs" in G.GUARDS["add_missed_no_run"].found(h)
     assert _holds("add_newest_undecided", h)  # the newest run's words: still one shape undecided
 
 
 def test_lists_read_as_words_and_each_designs_share_as_a_field(data):
-    assert F.words(["a"]) == "a" and F.words(["a", "b"]) == "a and b" and F.words(("a", "b", "c")) == "a, b and c"
+    assert C.words(["a"]) == "a" and C.words(["a", "b"]) == "a and b" and C.words(("a", "b", "c")) == "a, b and c"
     f = F.from_data(**data)
     assert f.add_rivals_text == "torch.compile, Liger-Kernel and F.rms_norm"
     assert f.swiglu_rivals_text == "torch.compile and Liger-Kernel"
@@ -488,7 +491,7 @@ def test_lists_read_as_words_and_each_designs_share_as_a_field(data):
     assert f.swiglu_level_text == "torch.compile and Liger-Kernel at 8,192 × 4,096; torch.compile at 8,192 × 8,960"
     assert f.warp_spill_widths_text == "8,192"
     assert (f.min_rounds, f.max_rounds, f.cap_s, f.bound_pct) == (10, 20, 10.0, f.add_noise.bound_pct)
-    for d in ("row_kernel", *F.OTHER_DESIGNS):
+    for d in ("row_kernel", *C.OTHER_DESIGNS):
         assert (getattr(f, f"{d}_low"), getattr(f, f"{d}_high")) == (f.design_low[d], f.design_high[d])
 
 
@@ -501,15 +504,15 @@ CASES = [  # each guard: fields that make it hold, and fields that turn it
     ("add_missed_no_run", {"add_missed_no_run": True}, {"add_missed_no_run": False, "add_missed_runs": 1}),
     ("add_newest_undecided", {"add_newest_noisy": ("8,192 × 8,192",)},
      {"add_newest_noisy": ("8,192 × 8,192", "8,192 × 4,096")}),
-    ("add_open_programs", {"add_open": F.Open("8,192 × 8,192", 0.986, 16, 2, True)},
-     {"add_open": F.Open("8,192 × 8,192", 0.986, 2, 2, True)}),
+    ("add_open_programs", {"add_open": C.Open("8,192 × 8,192", 0.986, 16, 2, True)},
+     {"add_open": C.Open("8,192 × 8,192", 0.986, 2, 2, True)}),
     ("rms_norm_far_below", {"rms_norm_share_high": 0.75, "figure_share_low": 0.94},
      {"rms_norm_share_high": 0.9, "figure_share_low": 0.94}),
     ("one_row_close", {"one_row_close": True}, {"one_row_close": False, "one_row_low": 0.93}),
     ("tile_never_ahead", {"tile_never_ahead": True}, {"tile_never_ahead": False, "tile_lead_points": 0.8}),
     ("add_own_placements", {"add_own_placements": True}, {"add_own_placements": False}),
     ("designs_none_ahead", {"designs_none_ahead": True},
-     {"designs_none_ahead": False, "designs_ahead": (F.AtShape("8,192 × 8,192", ("split row",)),)}),
+     {"designs_none_ahead": False, "designs_ahead": (C.AtShape("8,192 × 8,192", ("split row",)),)}),
     ("warp_not_run", {"warp_not_run": True}, {"warp_not_run": False}),
     ("warp_fit_behind", {"warp_fits": True, "warp_fit_behind": True}, {"warp_fit_behind": False}),
     ("warp_fit_behind", {"warp_fits": True, "warp_fit_behind": True},
@@ -545,7 +548,7 @@ WORDS_ONLY = {"warp_not_run", "one_warp_no_barrier", "wider_barriers", "swiglu_n
 
 
 def test_every_guard_has_a_case():
-    assert {c[0] for c in CASES} == set(F.GUARDS)
+    assert {c[0] for c in CASES} == set(G.GUARDS)
 
 
 @pytest.mark.parametrize("name, holding, turned", CASES)
@@ -554,8 +557,8 @@ def test_each_guard_holds_on_one_value_and_fails_on_another(data, name, holding,
     assert _holds(name, f)
     failed = dataclasses.replace(f, **turned)
     assert not _holds(name, failed)
-    said = F.GUARDS[name].found(failed)  # what a flag says where it fails: in words, with the values
-    code = re.findall(r"\b[a-z0-9]+_[a-z0-9_]+\b", said.replace("F.rms_norm", "F.rms-norm"))  # a label, not code
+    said = G.GUARDS[name].found(failed)  # what a flag says where it fails: in words, with the values
+    code = re.findall(r"\b[a-z0-9]+_[a-z0-9_]+\b", said.replace("F.rms_norm", "C.rms-norm"))  # a label, not code
     assert said and not code and (name in WORDS_ONLY or any(c.isdigit() for c in said)), said
 
 
@@ -567,8 +570,8 @@ def test_the_guards_follow_the_data_they_read(data):
     s["versions"]["split_row"]["share_of_copy"] = s["versions"]["row_kernel"]["share_of_copy"] + 0.01
     f = F.from_data(**data)
     assert not _holds("designs_none_ahead", f)
-    assert F.GUARDS["designs_none_ahead"].found(f) == "split row at 8,192 × 8,192 ran ahead of the row kernel"
-    F.probe(data["swiglu"])["registers"]["per_thread"]["ieee"] = 29  # as many programs per SM with either divide
+    assert G.GUARDS["designs_none_ahead"].found(f) == "split row at 8,192 × 8,192 ran ahead of the row kernel"
+    C.probe(data["swiglu"])["registers"]["per_thread"]["ieee"] = 29  # as many programs per SM with either divide
     assert not _holds("ieee_holds_fewer", F.from_data(**data))
     data["swiglu"]["mismatches"]["approx"]["differ"] = 3000
     assert not _holds("divides_both", F.from_data(**data))
@@ -580,13 +583,13 @@ def test_merged_takes_each_versions_median_time_and_its_share_from_the_medians(d
     runs = [copy.deepcopy(data["add"]) for _ in range(3)]
     for k, run in enumerate(runs):  # ours 1%, 2% and 3% slower than stored; the copy as stored
         _at(run, 8192, 4096)["versions"]["ours"]["ms"] *= 1 + (k + 1) / 100
-    s, stored = _at(F.merged(runs), 8192, 4096), _at(data["add"], 8192, 4096)
+    s, stored = _at(C.merged(runs), 8192, 4096), _at(data["add"], 8192, 4096)
     copy_ms, ours_ms = stored["versions"]["copy"]["ms"], stored["versions"]["ours"]["ms"]
     assert s["versions"]["ours"]["ms"] == pytest.approx(ours_ms * 1.02) and s["versions"]["ours"]["runs"] == 3
     assert s["versions"]["ours"]["share_of_copy"] == pytest.approx(copy_ms / (ours_ms * 1.02))
     assert s["versions"]["ours"]["gbps"] == pytest.approx(stored["versions"]["ours"]["gbps"] / 1.02)
     assert s["versions"]["copy"]["share_of_copy"] == pytest.approx(1.0)
-    assert F.merged([data["add"]]) is data["add"]  # one run: as stored
+    assert C.merged([data["add"]]) is data["add"]  # one run: as stored
 
 
 def test_the_shares_the_prose_quotes_are_those_of_the_medians_the_tables_show(data):
@@ -594,7 +597,7 @@ def test_the_shares_the_prose_quotes_are_those_of_the_medians_the_tables_show(da
     for s in _big(slow):  # ours 10% slower in two runs of three: the median run is slow
         s["versions"]["ours"]["ms"] *= 1.1
     f = F.from_data(**data, runs={ADD: [data["add"], slow, copy.deepcopy(slow)]})
-    m = F.merged([data["add"], slow, slow])
+    m = C.merged([data["add"], slow, slow])
     shares = [s["versions"]["ours"]["share_of_copy"] for s in _big(m)]
     assert (f.add_share_low, f.add_share_high) == (pytest.approx(min(shares)), pytest.approx(max(shares)))
     assert f.add_share_high < 0.95  # not the newest run's (data["add"], as stored)
@@ -616,5 +619,5 @@ def test_the_swiglu_counts_read_every_run_and_the_named_words_the_newest(data):
     assert _holds("compiled_level", g) and _holds("compiled_inexact", g)
     h = F.from_data(data["add"], older, data["designs"], "H200", {SWIGLU: [data["swiglu"], older]})  # older newest
     assert h.inexact_runs == 1 and not h.swiglu_newest_level
-    assert not _holds("compiled_level", h) and F.GUARDS["compiled_level"].absent[0](h)
+    assert not _holds("compiled_level", h) and G.GUARDS["compiled_level"].absent[0](h)
     assert _holds("compiled_inexact", h)  # level nowhere: one flag, compiled_level's, says so

@@ -11,6 +11,8 @@ import pytest
 
 from kernelbook import page
 from kernelbook.chapters.stability import facts as F
+from kernelbook.chapters.stability import figures as FG
+from kernelbook.chapters.stability import guards as G
 from tests.conftest import run_file
 
 
@@ -21,7 +23,7 @@ def _fig(f, key):
 @pytest.fixture
 def runs(fixture_results):
     """One current run of each experiment, as facts() reads it from the fixtures."""
-    return {name: [F.run_of(page.result(name), True)] for name in F.EXPERIMENTS}
+    return {name: [FG.run_of(page.result(name), True)] for name in FG.EXPERIMENTS}
 
 
 def _another(runs, name, current, started, change=None):
@@ -62,8 +64,8 @@ def _slower_eager(d, k):
 
 def test_the_fixture_reads_as_stored(runs):
     f = F.from_data(runs, "H200")
-    assert f.n_figures == len(F.SPECS) == len(f.figures) and 15 <= f.n_figures <= 25
-    assert f.experiments == len(F.EXPERIMENTS) and f.current_runs == f.experiments and f.earlier_runs == 0
+    assert f.n_figures == len(FG.SPECS) == len(f.figures) and 15 <= f.n_figures <= 25
+    assert f.experiments == len(FG.EXPERIMENTS) and f.current_runs == f.experiments and f.earlier_runs == 0
     assert f.one_current_each and f.any_one_current and not f.any_earlier and f.earlier_first == ""
     c = runs["machine.ceilings"][0].data
     copy_ = c["bandwidth"]["copy"]
@@ -80,15 +82,15 @@ def test_the_fixture_reads_as_stored(runs):
     assert g.median == t["median"] and g.within == pytest.approx(2 * t["noise_pct"] / 100)
     for x in f.figures:
         assert x.current_runs == 1 and x.current_range is None and x.earlier_runs == 0 and x.earlier_low is None
-        assert x.firmness == F.firmness([F.sample(F.SPECS[f.figures.index(x)].read(runs[x.experiment][0].data))])
+        assert x.firmness == FG.firmness([FG.sample(FG.SPECS[f.figures.index(x)].read(runs[x.experiment][0].data))])
     assert _fig(f, "compile_norm").firmness == "no rounds stored" and _fig(f, "compile_norm").within is None
     assert F.facts().gpu == "H200" and F.facts().n_figures == f.n_figures
 
 
 @pytest.mark.parametrize("spread, verdict", [(0.019, "steady in one run"), (0.021, "noisy")])
 def test_one_run_is_steady_only_under_the_threshold(spread, verdict):
-    assert F.firmness([F.Sample(1.0, 1.0 - spread / 2, 1.0 + spread / 2)]) == verdict
-    assert F.firmness([F.Sample(1.0)]) == "no rounds stored"
+    assert FG.firmness([FG.Sample(1.0, 1.0 - spread / 2, 1.0 + spread / 2)]) == verdict
+    assert FG.firmness([FG.Sample(1.0)]) == "no rounds stored"
 
 
 @pytest.mark.parametrize("other, spread, verdict", [
@@ -101,8 +103,8 @@ def test_one_run_is_steady_only_under_the_threshold(spread, verdict):
 ])
 def test_two_runs_firm_unsettled_or_noisy(other, spread, verdict):
     def s(m):
-        return F.Sample(m) if spread is None else F.Sample(m, m * (1 - spread / 2), m * (1 + spread / 2))
-    assert F.firmness([s(other), s(1.0)]) == verdict
+        return FG.Sample(m) if spread is None else FG.Sample(m, m * (1 - spread / 2), m * (1 + spread / 2))
+    assert FG.firmness([s(other), s(1.0)]) == verdict
 
 
 def test_a_second_current_run_gives_the_range_and_decides(runs):
@@ -116,13 +118,13 @@ def test_a_second_current_run_gives_the_range_and_decides(runs):
     assert g.firmness == "unsettled" and g.label in f.unsettled_labels and f.any_unsettled
     assert not f.one_current_each and f.any_one_current and f.current_runs == f.experiments + 1
     assert f.one_current_experiments == f.experiments - 1
-    assert f.one_run_figures == f.n_figures - sum(s.experiment == "fusing_by_hand.versions" for s in F.SPECS)
+    assert f.one_run_figures == f.n_figures - sum(s.experiment == "fusing_by_hand.versions" for s in FG.SPECS)
     same = _fig(f, "fusion_swiglu_triton")
-    assert same.current_range == 0 and same.firmness == ("noisy" if same.within > F.FIRM else "firm")
+    assert same.current_range == 0 and same.firmness == ("noisy" if same.within > FG.FIRM else "firm")
 
 
 def test_every_experiment_with_two_current_runs_has_none_with_one(runs):
-    for name in F.EXPERIMENTS:
+    for name in FG.EXPERIMENTS:
         _another(runs, name, True, "2099-01-01")
     f = F.from_data(runs, "H200")
     assert not f.one_current_each and not f.any_one_current
@@ -153,7 +155,7 @@ def test_an_earlier_run_moved_only_beyond_the_threshold_and_the_spreads(runs, k,
     g = _fig(f, "fusion_swiglu_triton")
     assert g.earlier_runs == 1 and g.current_runs == 1 and g.earlier_low == pytest.approx(k - 1)
     assert g.moved_before is moved and (g.label in f.moved_labels) is moved and f.any_moved is moved
-    assert g.firmness == ("noisy" if spread > F.FIRM else "steady in one run")  # the earlier run never decides
+    assert g.firmness == ("noisy" if spread > FG.FIRM else "steady in one run")  # the earlier run never decides
     assert (g.label in f.moved_steady_labels) is (moved and g.firmness == "steady in one run")
     assert f.any_earlier and f.earlier_runs == 1 and f.earlier_experiments == 1 and f.earlier_first == "2000-01-01"
 
@@ -166,12 +168,13 @@ def test_a_figure_timed_until_quiet_is_noisy_only_when_it_stopped_noisy(runs):
     t.update(noise_pct=5.0, quiet=False)
     f = F.from_data(runs, "H200")
     assert _fig(f, "fusion_add_rmsnorm_triton").firmness == "noisy" and f.any_noisy
-    assert F.firmness([F.Sample(1.0, noise=0.001, quiet=True), F.Sample(1.05, noise=0.001, quiet=True)]) == "unsettled"
-    assert F.firmness([F.Sample(1.0, noise=0.03, quiet=True), F.Sample(1.05, noise=0.03, quiet=True)]) == "firm"
+    quiet = [FG.Sample(1.0, noise=0.001, quiet=True), FG.Sample(1.05, noise=0.001, quiet=True)]
+    assert FG.firmness(quiet) == "unsettled"
+    assert FG.firmness([FG.Sample(1.0, noise=0.03, quiet=True), FG.Sample(1.05, noise=0.03, quiet=True)]) == "firm"
 
 
 def test_old_speed_of_light_labels_read_as_todays_keys(runs):
-    old = {v: k for k, v in F.OLD_KEYS.items() if k != "Triton (best block)"}
+    old = {v: k for k, v in FG.OLD_KEYS.items() if k != "Triton (best block)"}
     _another(runs, "speed_of_light.add_rmsnorm", False, "2000-01-01",
              lambda d: [s.update(versions={old.get(k, k): v for k, v in s["versions"].items()}) for s in d["shapes"]])
     g = _fig(F.from_data(runs, "H200"), "sol_add")
@@ -245,7 +248,7 @@ def test_the_slow_round_is_read_with_its_host_time(runs):
 
 def test_eager_host_bound_at_ninety_percent(runs):
     for r in _rounds(runs):
-        for name in F.EAGER:
+        for name in FG.EAGER:
             r["variants"][name]["host_us"] = r["variants"][name]["step_ms"] * 1e3 * 0.95
     f = F.from_data(runs, "H200")
     assert f.eager_host_bound and f.eager_host_low == pytest.approx(0.95)
@@ -323,11 +326,11 @@ def test_the_speed_of_light_share_carries_its_noise_and_an_old_fixed_count_run_i
                 for k in ("median", "noise_pct", "quiet", "bound_pct", "stopped", "elapsed_s"):
                     v.pop(k, None)
     _another(runs, "speed_of_light.add_rmsnorm", False, "2000-01-01", fixed)
-    shape = min((s for s in runs["speed_of_light.add_rmsnorm"][-1].data["shapes"] if s["bytes"] >= F.BIG_BYTES),
-                key=lambda s: s["versions"]["copy"]["ms"] / s["versions"][F.OURS]["ms"])
-    now = F.sample(F._sol(runs["speed_of_light.add_rmsnorm"][-1].data))
-    old = F.sample(F._sol(runs["speed_of_light.add_rmsnorm"][0].data))
-    ours, copy_ = shape["versions"][F.OURS], shape["versions"]["copy"]
+    shape = min((s for s in runs["speed_of_light.add_rmsnorm"][-1].data["shapes"] if s["bytes"] >= FG.BIG_BYTES),
+                key=lambda s: s["versions"]["copy"]["ms"] / s["versions"][FG.OURS]["ms"])
+    now = FG.sample(FG.sol(runs["speed_of_light.add_rmsnorm"][-1].data))
+    old = FG.sample(FG.sol(runs["speed_of_light.add_rmsnorm"][0].data))
+    ours, copy_ = shape["versions"][FG.OURS], shape["versions"]["copy"]
     assert now.noise == pytest.approx(((ours["noise_pct"] / 100) ** 2 + (copy_["noise_pct"] / 100) ** 2) ** 0.5)
     assert now.quiet == (ours["quiet"] and copy_["quiet"])
     assert old.noise is None and old.quiet is None
@@ -336,7 +339,7 @@ def test_the_speed_of_light_share_carries_its_noise_and_an_old_fixed_count_run_i
 
 def test_the_share_of_the_copy_and_the_allocation_read_their_samples_noise(runs):
     sol = runs["speed_of_light.add_rmsnorm"][-1].data
-    shapes = [s for s in sol["shapes"] if s["bytes"] >= F.BIG_BYTES]
+    shapes = [s for s in sol["shapes"] if s["bytes"] >= FG.BIG_BYTES]
     low = min(shapes, key=lambda s: s["versions"]["copy"]["ms"] / s["versions"]["ours"]["ms"])
     for k in ("copy", "ours"):
         low["versions"][k].update(noise_pct=0.2, quiet=True)
@@ -385,15 +388,15 @@ def test_the_counts_and_lists_the_page_prints_follow_the_labels(runs):
 
 
 def _guard(name, f):
-    return F.GUARDS[name][1](f)
+    return G.GUARDS[name][1](f)
 
 
 def _found(name, f):
-    return F.GUARDS[name].found(f)
+    return G.GUARDS[name].found(f)
 
 
 def _absent(name, f):
-    pred, words = F.GUARDS[name].absent
+    pred, words = G.GUARDS[name].absent
     return words if pred(f) else ""
 
 
@@ -404,7 +407,7 @@ def test_guard_two_each_both_ways(runs):
                                      "so how firm a figure is needs a second run")
     _another(runs, "allocator.caching", True, "2099-01-01")
     assert _found("two_each", F.from_data(runs, "H200")).startswith(f"{f.experiments - 1} of the {f.experiments}")
-    for name in F.EXPERIMENTS:
+    for name in FG.EXPERIMENTS:
         _another(runs, name, True, "2099-01-01")
     assert _guard("two_each", F.from_data(runs, "H200"))
 
@@ -451,7 +454,7 @@ def test_guard_launch_clocks_both_ways(runs):
 @pytest.mark.parametrize("share, bound", [(0.95, True), (0.85, False)])
 def test_guard_eager_host_both_ways(runs, share, bound):
     for r in _rounds(runs):
-        for name in F.EAGER:
+        for name in FG.EAGER:
             r["variants"][name]["host_us"] = r["variants"][name]["step_ms"] * 1e3 * share
     assert _guard("eager_host", F.from_data(runs, "H200")) is bound
 
@@ -507,7 +510,7 @@ def test_guard_runs_disagree_both_ways(runs):
     f = F.from_data(runs, "H200")
     assert not _guard("runs_disagree", f)  # one run of each: nothing to disagree
     assert _found("runs_disagree", f).startswith("every headline figure has a single run")
-    for name in F.EXPERIMENTS:
+    for name in FG.EXPERIMENTS:
         _another(runs, name, True, "2099-01-01")  # a second run, the same figures: nothing disagrees
     f = F.from_data(runs, "H200")
     assert not _guard("runs_disagree", f) and _found("runs_disagree", f).startswith("no figure's runs")
@@ -544,7 +547,7 @@ def test_guard_all_judged_needs_a_second_run_of_every_figure(runs):
     f = F.from_data(runs, "H200")
     assert not _guard("all_judged", f) and not _absent("all_judged", f)  # some figures have two runs: flagged
     assert _found("all_judged", f).startswith(f"{f.one_run_figures} of the {f.n_figures} headline figures")
-    for name in F.EXPERIMENTS[1:]:
+    for name in FG.EXPERIMENTS[1:]:
         _another(runs, name, True, "2099-01-01")
     assert _guard("all_judged", F.from_data(runs, "H200"))
 
@@ -595,7 +598,7 @@ def test_each_guard_says_what_fails_with_the_values(runs):
     assert "reduce-overhead's step ran" in _found("graph_host", bad)
     assert not _guard("same_sw", f) and _found("same_sw", f).startswith("the stored runs used 2 sets of software: ")
     assert "torch 2.10," in _found("same_sw", f)
-    for name, guard in F.GUARDS.items():
+    for name, guard in G.GUARDS.items():
         assert "FIRM" not in guard.says and "_" not in guard.says, name
 
 
@@ -621,4 +624,4 @@ GUARD_CASES = {  # each guard and the test above that drives it both ways
 
 
 def test_every_guard_has_a_case():
-    assert set(GUARD_CASES) == set(F.GUARDS)
+    assert set(GUARD_CASES) == set(G.GUARDS)

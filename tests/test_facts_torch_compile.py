@@ -9,6 +9,8 @@ import pytest
 
 from kernelbook import page
 from kernelbook.chapters.torch_compile import facts as F
+from kernelbook.chapters.torch_compile import figures
+from kernelbook.chapters.torch_compile import guards as G
 
 NAMES = ("codegen", "mlp_profile", "compile_time", "recompiles", "graph_breaks", "modes")
 
@@ -176,7 +178,7 @@ def test_decode_compiles_against_the_laptop(data):
 
 
 def test_decode_compiles_take_a_mode_from_the_two_process_run_when_it_has_it(data):
-    rows = {d["mode"]: d for d in F.decode_compiles(data["compile_warm"], data["six_ways"])}
+    rows = {d["mode"]: d for d in figures.decode_compiles(data["compile_warm"], data["six_ways"])}
     assert not rows["default"]["own_run"] and rows["max-autotune"]["own_run"]
     assert rows["max-autotune"]["warm_s"] is None and rows["reduce-overhead"]["later_ms"] == pytest.approx(4.0)
 
@@ -242,7 +244,7 @@ def test_launches_look_inside_graph_partitions():
               "    extern_kernels.mm(a, a, out=buf1)\n    return (buf1, )\n\n"
               "class Runner:\n    def call(self, args):\n        (buf1,) = self.partitions[0](args)\n"
               "        return (buf1, )\n")
-    assert [s["kind"] for s in F.launches(module)] == ["triton", "extern"]
+    assert [s["kind"] for s in figures.launches(module)] == ["triton", "extern"]
 
 
 def test_decode_step_under_max_autotune(data):
@@ -317,7 +319,7 @@ def test_derived_shares_read_as_the_medians_shown(data):
 
 def test_decode_compile_range_reads_as_the_tables_medians(data):
     f = facts(data)
-    rows = {r["mode"]: r for r in F.decode_compiles(data["compile_warm"], data["six_ways"])}
+    rows = {r["mode"]: r for r in figures.decode_compiles(data["compile_warm"], data["six_ways"])}
     assert f.decode_ro_cold_s == rows["reduce-overhead"]["cold_s"]
     assert f.decode_ma_cold_s == rows["max-autotune"]["cold_s"]
     assert f.decode_default_warm_s == rows["default"]["warm_s"] and f.decode_ma_warm_s is None
@@ -349,7 +351,7 @@ def test_decode_compile_range_reads_as_the_tables_medians(data):
     ("Memcpy DtoD (Device -> Device)", "Memcpy DtoD (Device -> Device)"),
 ])
 def test_kernel_labels_name_the_template_and_its_functor(name, label):
-    assert F.kernel_label(name) == label
+    assert figures.kernel_label(name) == label
 
 
 # each guard the page names, held on the fixture's facts and failing on a turned one
@@ -400,12 +402,12 @@ def _page_facts(data):
 
 
 def test_every_guard_is_tested_both_ways():
-    assert set(TURNED) == set(F.GUARDS)
+    assert set(TURNED) == set(G.GUARDS)
 
 
 @pytest.mark.parametrize("name", sorted(TURNED))
 def test_guard_holds_and_turns(data, name):
-    guard = F.GUARDS[name]
+    guard = G.GUARDS[name]
     f = _page_facts(data)
     assert guard.test(f)
     for turned in TURNED[name]:
@@ -416,9 +418,9 @@ def test_guard_holds_and_turns(data, name):
 
 def test_guards_read_the_data(data):
     """The verdicts the guards read come from the data: turned on the data, the guard turns."""
-    assert F.GUARDS["launch_beats_kernel"][1](facts(data))
+    assert G.GUARDS["launch_beats_kernel"][1](facts(data))
     data["ceilings"]["launch"]["eager_us_per_launch"] = 0.01
-    assert not F.GUARDS["launch_beats_kernel"][1](facts(data))
-    assert F.GUARDS["later_quiet"][1](facts(data))
+    assert not G.GUARDS["launch_beats_kernel"][1](facts(data))
+    assert G.GUARDS["later_quiet"][1](facts(data))
     data["recompiles"]["calls"][3]["graphs_compiled"] = 1
-    assert not F.GUARDS["later_quiet"][1](facts(data))
+    assert not G.GUARDS["later_quiet"][1](facts(data))

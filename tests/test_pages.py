@@ -9,6 +9,7 @@ The facts tests (test_facts_*.py) drive each guard's test both ways on data.
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -50,8 +51,7 @@ def _turned(monkeypatch, page: Path, name: str) -> str:
     declared = dict(guards.declared(chapter))
     says, _ = declared[short]
     declared[short] = (says, lambda f: False)
-    module = __import__(f"kernelbook.chapters.{chapter}.facts", fromlist=["GUARDS"])
-    monkeypatch.setattr(module, "GUARDS", declared)
+    monkeypatch.setattr(importlib.import_module(guards.module_of(chapter)), "GUARDS", declared)
     return f"{chapter}.{short}"
 
 
@@ -128,8 +128,8 @@ def test_define_env_sets_the_pages_facts_where_zensical_calls_it_per_page():
 def test_a_guard_whose_fields_are_missing_does_not_hold(monkeypatch):
     """On a machine whose results lack a figure (None), a guard that reads it is not true there: flagged, not a
     crash."""
-    module = __import__("kernelbook.chapters.machine.facts", fromlist=["GUARDS"])
-    monkeypatch.setattr(module, "GUARDS", {"needs_none": ("a sum of a missing figure", lambda f: f.gpu + None)})
+    monkeypatch.setattr(importlib.import_module(guards.module_of("machine")), "GUARDS",
+                        {"needs_none": ("a sum of a missing figure", lambda f: f.gpu + None)})
     out = guards.evaluate("needs_none", "machine")
     assert not out.holds and out.read[-1][0] == "error" and "TypeError" in out.what_changed()
 

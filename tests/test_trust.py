@@ -350,7 +350,7 @@ MARKUP = '<script>alert("kb")</script>'
 
 
 def test_provenance_lines_escape_stored_strings(committed, monkeypatch):
-    monkeypatch.setattr(page, "_page_url", None)  # outside a site build: the line under the table
+    page.begin_page(None)  # outside a site build: the line under the table
     path = runs_of(committed, "machine.ceilings")[-1]
     edit(path, lambda rec: rec["provenance"].update(gpu=f"NVIDIA H200{MARKUP}", driver=f"570{MARKUP}",
                                                     versions={"torch": MARKUP, "cuda": "12.8"}))

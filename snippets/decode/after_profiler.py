@@ -1,5 +1,5 @@
 from kernelbook import across, page
-from kernelbook.chapters.decode.facts import after_across, after_worst
+from kernelbook.chapters.decode.figures import after_across, after_worst
 
 r = page.result("decode.six_ways")
 d = r.data

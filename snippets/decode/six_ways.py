@@ -1,7 +1,7 @@
 import statistics
 
 from kernelbook import across, page
-from kernelbook.chapters.decode.facts import step_summary
+from kernelbook.chapters.decode.figures import step_summary
 from kernelbook.decode import report
 
 r = page.result("decode.six_ways")

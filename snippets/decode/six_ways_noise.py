@@ -1,7 +1,7 @@
 import statistics
 
 from kernelbook import across, page
-from kernelbook.chapters.decode.facts import most
+from kernelbook.chapters.decode.figures import most
 from kernelbook.decode import report
 
 r = page.result("decode.six_ways")

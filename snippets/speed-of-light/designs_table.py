@@ -1,9 +1,9 @@
 from kernelbook import page
-from kernelbook.chapters.speed_of_light import facts, report
+from kernelbook.chapters.speed_of_light import figures, report
 
 r = page.result("speed_of_light.designs")
 runs = page.fresh_runs(r.experiment)
-m = facts.merged([x.data for x in runs])  # each shape's times: the median over the runs (facts.merged)
+m = figures.merged([x.data for x in runs])  # each shape's times: the median over the runs (figures.merged)
 DESIGNS = ["row_kernel", "persistent", "split_row", "warp_rows"]
 
 
@@ -29,14 +29,14 @@ def configured(s: dict, design: str) -> str:
     return "not run" if design in s["not_run"] else config(design, s["configs"][design])
 
 
-heads = ["rows × hidden", "copy GB/s", *[f"{facts.LABELS[d]} (of copy)" for d in DESIGNS],
-         *[f"{facts.LABELS[d]}: configuration (newest run)" for d in DESIGNS]]
-rows = [[facts.shape_text(s), page.num(s["versions"]["copy"]["gbps"], 0), *[share(s, d) for d in DESIGNS],
+heads = ["rows × hidden", "copy GB/s", *[f"{figures.LABELS[d]} (of copy)" for d in DESIGNS],
+         *[f"{figures.LABELS[d]}: configuration (newest run)" for d in DESIGNS]]
+rows = [[figures.shape_text(s), page.num(s["versions"]["copy"]["gbps"], 0), *[share(s, d) for d in DESIGNS],
          *[configured(s, d) for d in DESIGNS]] for s in m["shapes"]]
-print(report.table(["rows × hidden", "copy GB/s", *[f"{facts.LABELS[d]}, %" for d in DESIGNS]],
+print(report.table(["rows × hidden", "copy GB/s", *[f"{figures.LABELS[d]}, %" for d in DESIGNS]],
                    [row[:2 + len(DESIGNS)] for row in rows], "lrrrrr", "sol-designs", full=(heads, rows)))
 print(report.runs_note(runs))
 print(report.folded("Each design's configuration, by shape", report.table(
-    ["rows × hidden", *[facts.LABELS[d] for d in DESIGNS]], [[row[0], *row[2 + len(DESIGNS):]] for row in rows],
+    ["rows × hidden", *[figures.LABELS[d] for d in DESIGNS]], [[row[0], *row[2 + len(DESIGNS):]] for row in rows],
     "lllll", "sol-designs-configurations")))
 print(page.provenance(r))

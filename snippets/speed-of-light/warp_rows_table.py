@@ -1,9 +1,9 @@
 from kernelbook import page
-from kernelbook.chapters.speed_of_light import facts, report
+from kernelbook.chapters.speed_of_light import figures, report
 
 r = page.result("speed_of_light.designs")
 runs = page.fresh_runs(r.experiment)
-m = facts.merged([x.data for x in runs])  # each configuration's time: the median over the runs (facts.merged)
+m = figures.merged([x.data for x in runs])  # each configuration's time: the median over the runs (figures.merged)
 
 rows = []
 for s in m["shapes"]:
@@ -13,7 +13,7 @@ for s in m["shapes"]:
     for c, k in s["warp_rows_kernels"].items():  # c: '(rows per program,)', one warp per row
         warps = int(c.strip("(,)"))
         share = page.pct_down(copy / rounds[c]["ms"]) if "ms" in rounds.get(c, {}) else "—"
-        rows.append([facts.shape_text(s), warps, k["registers"], page.num(k["local_bytes"], 0), k["barriers"],
+        rows.append([figures.shape_text(s), warps, k["registers"], page.num(k["local_bytes"], 0), k["barriers"],
                      f"{share}{' (picked)' if c == picked else ''}"])
 print(report.folded("Warp per row: every configuration it ran", report.table(
     ["rows × hidden", "warps (rows) per program", "registers per thread", "spilled, B per thread", "bar.sync in PTX",

@@ -1,5 +1,6 @@
 from kernelbook import across, page
-from kernelbook.chapters.torch_compile.facts import DECODE_FIELDS, LABELS, decode_compiles
+from kernelbook.chapters.torch_compile.facts import DECODE_FIELDS, LABELS
+from kernelbook.chapters.torch_compile.figures import decode_compiles
 
 r = page.result("torch_compile.compile_time")
 cw = page.result("decode.compile_warm")  # the decode step compiled in two new processes sharing one cache dir

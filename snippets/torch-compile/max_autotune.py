@@ -1,6 +1,6 @@
 from kernelbook import page
 from kernelbook.chapters.torch_compile import generated_code as ic
-from kernelbook.chapters.torch_compile.facts import launches
+from kernelbook.chapters.torch_compile.figures import launches
 
 r = page.result("torch_compile.codegen")
 m = r.data["mlp_1token_max_autotune"]

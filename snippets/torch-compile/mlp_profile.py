@@ -1,7 +1,7 @@
 import statistics
 
 from kernelbook import across, page
-from kernelbook.chapters.torch_compile.facts import kernel_label
+from kernelbook.chapters.torch_compile.figures import kernel_label
 
 r = page.result("torch_compile.mlp_profile")
 by = r.data["by_tokens"]

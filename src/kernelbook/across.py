@@ -12,7 +12,7 @@ fastest and slowest rounds (`min`, `max`) and, where its timer stopped on bench.
                       (max - min) / median; the widest run's counts. A figure without rounds has none (0 below).
   run-to-run range    the lowest and the highest run median, (high - low) / median across runs as a share
   runs vary           two runs or more, and the run-to-run range wider than the within-run spread
-Nothing here measures or is imported by an experiment: it reads what page.fresh_runs returns.
+Nothing here measures or is imported by an experiment: it reads what kernelbook.read.fresh_runs returns.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kernelbook import page
+from kernelbook import fmt
+from kernelbook.read import fresh_runs
 
 Summary = dict[str, Any]
 
@@ -75,13 +76,13 @@ def of(summaries: Sequence[Summary]) -> Across:
 
 def read(name: str, get: Callable[[dict[str, Any]], Summary], machine: str | None = None) -> Across:
     """`get`(run data) -> its summary, over every stored run of the current code of experiment `name`."""
-    return of([get(r.data) for r in page.fresh_runs(name, machine)])
+    return of([get(r.data) for r in fresh_runs(name, machine)])
 
 
 def datas(name: str, machine: str | None = None) -> list[dict[str, Any]]:
     """The data of every stored run of the current code of `name`, oldest first: what a facts module's from_data
     takes to read its headline figures across runs."""
-    return [r.data for r in page.fresh_runs(name, machine)]
+    return [r.data for r in fresh_runs(name, machine)]
 
 
 # ---- summaries of figures derived from timings --------------------------------------------------------------------
@@ -130,7 +131,7 @@ def ratio(a: Summary, b: Summary) -> Summary:
 
 def runs_note(a: Across, digits: int = 3, scale: float = 1.0) -> str:
     """' (runs 0.0701–0.0709)' where the runs vary and their ends differ at `digits`, else ''."""
-    lo, hi = page.num(a.low * scale, digits), page.num(a.high * scale, digits)
+    lo, hi = fmt.num(a.low * scale, digits), fmt.num(a.high * scale, digits)
     return f" (runs {lo}–{hi})" if a.vary and lo != hi else ""
 
 
@@ -148,14 +149,14 @@ def pooled(a: Across) -> Summary:
 
 
 def cell(a: Across, digits: int = 3, scale: float = 1.0) -> str:
-    """A figure across runs as a table cell: page.timed's cell of its median across runs (with the widest run's
-    noise), plus ' (runs a–b)' where two runs or more lie further apart than that spread. One run: page.timed."""
-    return page.timed(pooled(a), digits, scale) + runs_note(a, digits, scale)
+    """A figure across runs as a table cell: fmt.timed's cell of its median across runs (with the widest run's
+    noise), plus ' (runs a–b)' where two runs or more lie further apart than that spread. One run: fmt.timed."""
+    return fmt.timed(pooled(a), digits, scale) + runs_note(a, digits, scale)
 
 
 def value(a: Across, digits: int = 3, scale: float = 1.0, unit: str = "") -> str:
     """A figure across runs without its noise (a count, a speedup): '6.4×', '6.4× (runs 6.0–10.1)'."""
-    return f"{page.num(a.median * scale, digits)}{unit}{runs_note(a, digits, scale)}"
+    return f"{fmt.num(a.median * scale, digits)}{unit}{runs_note(a, digits, scale)}"
 
 
 def fields(name: str, a: Across) -> dict[str, Any]:

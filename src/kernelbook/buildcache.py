@@ -14,14 +14,13 @@ its work with a forked helper on a second core (kernelbook.prefill), which fills
 backwards. The cache is used by site builds only (hooks.py turns it on), never by the tests or the CLI.
 KERNELBOOK_CACHE=0 turns it off; deleting the folder is always safe.
 
-One more kind is kept for every process, tests and CLI included: a result file's schema verdict (`content`), keyed
-by the hash of the file's bytes and of the schema versions and the code that decide it, so it cannot go stale.
+Beside it, kernelbook.contentcache keeps, for every process, tests and CLI included, a result file's schema verdict,
+keyed by the hash of the file's bytes and of the schema versions and the code that decide it, so it cannot go stale.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import pickle
 import re
@@ -31,7 +30,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
-from kernelbook import paths
+from kernelbook import contentcache, factbook, page, paths, read
 
 T = TypeVar("T")
 PACKAGES = ("torch", "triton", "transformers", "matplotlib", "numpy", "markdown", "markdown-exec", "mkdocs",
@@ -40,18 +39,9 @@ _on = False
 _digest: str | None = None
 
 
-def _base() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kernelbook"
-
-
 def folder() -> Path:
     """This checkout's cache: in the user's cache folder, outside the working tree, one folder per checkout."""
-    return _base() / hashlib.sha256(str(paths.root().resolve()).encode()).hexdigest()[:16]
-
-
-def content_folder() -> Path:
-    """The verdicts keyed by the hashes of their inputs: one folder for every checkout."""
-    return _base() / "content"
+    return contentcache.base() / hashlib.sha256(str(paths.root().resolve()).encode()).hexdigest()[:16]
 
 
 _config: Path | None = None  # the build's config file, when it is not mkdocs.yml
@@ -77,6 +67,7 @@ def enable(on: bool = True, config: str | os.PathLike | None = None) -> None:
     _moved = _loaded.setdefault(paths.root().resolve(), code) != code
     _on = on and os.environ.get("KERNELBOOK_CACHE", "1") != "0" and not _moved
     _digest, _config = None, Path(config) if config else None
+    factbook.keep_with(cached)  # each chapter's facts: computed once per set of inputs (cached is a no-op when off)
 
 
 def code_moved() -> bool:
@@ -149,66 +140,43 @@ def cached(kind: str, key: str, compute: Callable[[], T], keep: Callable[[T], bo
     return value
 
 
-def content(kind: str, key: str, compute: Callable[[], str | None]) -> str | None:
-    """compute(), kept as JSON under a key that names everything the value depends on (the hashes of its inputs), so
-    it is used by every process, tests and CLI too; KERNELBOOK_CACHE=0 turns it off."""
-    if os.environ.get("KERNELBOOK_CACHE", "1") == "0":
-        return compute()
-    path = content_folder() / kind / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
-    try:
-        got = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(got, dict) and got.get("key") == key and (got["value"] is None or isinstance(got["value"], str)):
-            return got["value"]
-    except (OSError, ValueError, KeyError):  # absent, torn or foreign: computed again
-        pass
-    value = compute()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"key": key, "value": value}), encoding="utf-8")
-        tmp.replace(path)
-    except OSError:  # a read-only home: nothing kept
-        pass
-    return value
-
-
 def prune(keep: int = 400, keep_content: int = 5000) -> None:
     """Keep the newest `keep` entries of each kind, and the newest `keep_content` content verdicts."""
     for d, pattern, n in [*((d, "*.pickle", keep) for d in folder().glob("*")), (folder() / "built", "*", 20),
-                          *((d, "*.json", keep_content) for d in content_folder().glob("*"))]:
+                          *((d, "*.json", keep_content) for d in contentcache.folder().glob("*"))]:
         entries = sorted(d.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True)
         for p in entries[n:]:
             p.unlink(missing_ok=True)
 
 
-def cached_exec(fmt: Callable[..., str]) -> Callable[..., str]:
+def cached_exec(fmt: Callable[..., str], build: Callable[[], page.Build] = page.current) -> Callable[..., str]:
     """markdown-exec's formatter for Python, kept on disk: the HTML a block printed, the results it showed (the
     page's stale warning and provenance line count them) and the files it wrote (figures, downloads), by the block's
-    code and options and the page it is on (relative links)."""
-    from kernelbook import page
+    code and options and the page it is on (relative links). `build()` is the Build the page is rendered into."""
 
     def formatter(source: str, language: str, css_class: str, options: dict[str, Any], md: Any,
                   **kwargs: Any) -> str:
         if not _on:
             return fmt(source, language, css_class, options, md, **kwargs)
-        key = repr((source, language, css_class, sorted(options.items()), sorted(kwargs.items()), page._page_url))
+        b = build()
+        key = repr((source, language, css_class, sorted(options.items()), sorted(kwargs.items()), b.url))
 
         ran = []
 
         def run() -> tuple[str, list[Any], dict[str, bytes], int]:
             ran.append(True)
-            shown_before, assets_before, count = set(page._shown[0]), set(page._assets), _counter()
+            shown_before, assets_before, count = set(b.shown), set(b.assets), block_ids()
             out = fmt(source, language, css_class, options, md, **kwargs)
-            shown = [r for k, r in page._shown[0].items() if k not in shown_before]
-            return out, shown, {k: v for k, v in page._assets.items() if k not in assets_before}, _counter() - count
+            shown = [r for k, r in b.shown.items() if k not in shown_before]
+            return out, shown, {k: v for k, v in b.assets.items() if k not in assets_before}, block_ids() - count
 
         # a block that prints headings hands them to the page's table of contents as it runs: it is not kept
         out, shown, assets, ids = cached("exec", key, run, keep=lambda v: not re.search(r"<h[1-6]\b", v[0]))
         for r in shown:
-            page.note(r)
-        page._assets.update(assets)
-        if not ran:
-            _advance(ids)  # a kept block took its share of the exec-N-- id prefixes: later blocks keep theirs
+            read.note(r)
+        b.assets.update(assets)
+        if not ran:  # a kept block took its share of the exec-N-- id prefixes: later blocks keep theirs
+            block_ids(block_ids() + ids)
         return out
 
     formatter.kb_cached = True  # type: ignore[attr-defined]
@@ -218,23 +186,20 @@ def cached_exec(fmt: Callable[..., str]) -> Callable[..., str]:
 def restart_ids() -> None:
     """markdown-exec numbers the ids inside block outputs (exec-N--) across the whole build; a page starts again at
     1, so a page reads the same whichever pages were built before it, and by which process (kernelbook.prefill)."""
+    block_ids(0)
+
+
+def block_ids(set_to: int | None = None) -> int:
+    """How many blocks markdown-exec has numbered (`MarkdownConverter.counter`, its public converter's documented
+    counter of exec-N-- id prefixes); `set_to` sets it first. The one place that reaches into markdown-exec
+    (tests/test_buildcache.py fails when it moves); another markdown-exec without it: 0, and ids may then differ
+    between a cold and a warm build, numbers do not."""
     try:
-        from markdown_exec._internal.rendering import MarkdownConverter
+        from markdown_exec import MarkdownConverter
     except ImportError:
-        return
-    MarkdownConverter.counter = 0
-
-
-def _counter() -> int:
-    try:
-        from markdown_exec._internal.rendering import MarkdownConverter
-    except ImportError:  # another markdown-exec: ids may differ between a cold and a warm build, numbers do not
         return 0
+    if not hasattr(MarkdownConverter, "counter"):
+        return 0
+    if set_to is not None:
+        MarkdownConverter.counter = set_to
     return MarkdownConverter.counter
-
-
-def _advance(n: int) -> None:
-    if n:
-        from markdown_exec._internal.rendering import MarkdownConverter
-
-        MarkdownConverter.counter += n

@@ -1,7 +1,7 @@
 """A chapter's facts under the site's one rule, with the way each figure was obtained.
 
 The rule, for every figure a page shows: **the median over the fresh runs of the current code of each run's
-figure**. A chapter's `facts.py` is written for one run (it reads `page.result`, the newest run of each experiment);
+figure**. A chapter's `facts.py` is written for one run (it reads `read.result`, the newest run of each experiment);
 this module computes it once more for every older fresh run of each experiment it read, sees which experiments each
 numeric field depends on, and replaces the field by its median over those runs:
 
@@ -29,10 +29,11 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kernelbook import buildcache, page, paths, store
+from kernelbook import paths, read, store
 
 PUBLISHED = ("laptop_", "article_")  # a field named so quotes the article's published record, not a run of ours
 
@@ -86,7 +87,7 @@ class Book:
     machine: str
     facts: Any
     sources: dict[str, Source]
-    read: tuple[store.Result, ...]  # every result the facts read (the newest of each): the page's stale warning
+    read: tuple[store.Result, ...]  # every run the facts read, older ones too: the page's stale warning and foot
     # each older fresh run's words and verdicts over the medians shown ('decode_far.ladder, run 20261202T212537Z',
     # facts): a guard must hold in every run (kernelbook.guards), not in the newest alone
     each_run: tuple[tuple[str, Any], ...] = ()
@@ -102,9 +103,12 @@ def _median(values: list[Any]) -> Any:
     return statistics.median(values)
 
 
-def _compute(module: Any, machine: str, picks: dict[str, int]) -> Any:
-    with page.picking(picks), page.reading():
-        return module.facts(machine)
+def _compute(module: Any, machine: str, picks: dict[str, int], runs_read: list[store.Result]) -> Any:
+    """The module's facts with the picked older runs read instead of the newest; the runs it read join runs_read."""
+    with read.picking(picks), read.collecting() as got:
+        facts = module.facts(machine)
+    runs_read += got
+    return facts
 
 
 def compute(chapter: str, machine: str | None = None) -> Book:
@@ -117,24 +121,24 @@ def compute(chapter: str, machine: str | None = None) -> Book:
 def _compute_book(chapter: str, machine: str | None) -> Book:
     machine = paths.primary_machine() if machine is None else machine
     module = importlib.import_module(f"kernelbook.chapters.{chapter}.facts")
-    page.asked_across.clear()
-    page.asked_one.clear()
-    with page.reading() as read:
+    read.asked_across.clear()
+    read.asked_one.clear()
+    with read.collecting() as got:
         base = module.facts(machine)
-    across, picked = sorted(page.asked_across), set(page.asked_one)  # a pick moves only what was read one run at a time
+    across, picked = sorted(read.asked_across), set(read.asked_one)  # a pick moves only what was read one run at a time
     names = [f.name for f in dataclasses.fields(base)]
-    mine = {r.experiment: r for r in read if r.machine == machine and not r.published}
+    mine = {r.experiment: r for r in got if r.machine == machine and not r.published}
     runs = {e: [r for r in store.runs(e, machine) if r.status == store.FRESH] for e in mine}
     values: dict[str, dict[str, list[Any]]] = {}  # experiment -> field -> values, newest run first
     older: list[tuple[str, Any]] = []  # (which run, its facts) for every older fresh run read
     extremes = getattr(module, "EXTREMES", {})  # a field that is the least or most over rounds: min or max over runs
     if not getattr(module, "ONE_RULE", True):  # a chapter that reads every stored run itself says how
         own = Source("own", inputs=(module.RULE,))
-        return Book(chapter, machine, base, dict.fromkeys(names, own), tuple(read))
+        return Book(chapter, machine, base, dict.fromkeys(names, own), tuple(got))
     for e, rs in runs.items():
         if len(rs) < 2 or e not in picked:
             continue
-        variants = [base] + [_compute(module, machine, {e: k}) for k in range(1, len(rs))]
+        variants = [base] + [_compute(module, machine, {e: k}, got) for k in range(1, len(rs))]
         values[e] = {n: [getattr(v, n) for v in variants] for n in names}
         older += [(f"{e}, run {rs[-1 - k].run}", v) for k, v in enumerate(variants) if k]
     out: dict[str, Any] = {}
@@ -172,7 +176,7 @@ def _compute_book(chapter: str, machine: str | None) -> Book:
             sources[n] = Source("median" if pick is None else pick.__name__, stamps(e), min(vals), max(vals), (e,))
             continue
         k_runs = min(len(runs[e]) for e in deps)
-        vals = [x] + [getattr(_compute(module, machine, dict.fromkeys(deps, k)), n) for k in range(1, k_runs)]
+        vals = [x] + [getattr(_compute(module, machine, dict.fromkeys(deps, k), got), n) for k in range(1, k_runs)]
         out[n] = _median(vals)
         sources[n] = Source("median", stamps(deps[0], k_runs), min(vals), max(vals), tuple(deps))
     medians = dataclasses.replace(base, **out) if out else base
@@ -187,10 +191,18 @@ def _compute_book(chapter: str, machine: str | None) -> Book:
     words = [n for n in names if not _numeric(getattr(base, n))]  # what an older run may say otherwise
     each_run = tuple((label, derived(dataclasses.replace(medians, **{n: getattr(v, n) for n in words})))
                      for label, v in older)
-    return Book(chapter, machine, facts, sources, tuple(read), each_run)
+    once = {(r.experiment, r.machine, r.run): r for r in got}  # the newest runs and the older ones the rule read
+    return Book(chapter, machine, facts, sources, tuple(once.values()), each_run)
 
 
 _books: dict[tuple[str, str, tuple], Book] = {}
+_keep: list[Callable[[str, str, Callable[[], Book]], Book]] = [lambda kind, key, compute: compute()]
+
+
+def keep_with(cache: Callable[[str, str, Callable[[], Book]], Book]) -> None:
+    """Keep computed books in `cache(kind, key, compute)` from here on: a site build hands in its build cache
+    (kernelbook.buildcache.cached), which keeps them on disk between builds with the same inputs."""
+    _keep[0] = cache
 
 
 def book(chapter: str, machine: str | None = None) -> Book:
@@ -198,7 +210,7 @@ def book(chapter: str, machine: str | None = None) -> Book:
     machine = paths.primary_machine() if machine is None else machine
     key = (chapter, machine, tuple(paths.results_dirs()))
     if key not in _books:  # a site build keeps it on disk between builds with the same inputs (kernelbook.buildcache)
-        _books[key] = buildcache.cached("facts", repr(key), lambda: compute(chapter, machine))
+        _books[key] = _keep[0]("facts", repr(key), lambda: compute(chapter, machine))
     return _books[key]
 
 

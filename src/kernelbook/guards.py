@@ -6,8 +6,9 @@ data decides the predicates it rests on:
     {{ holds("fused_faster") }}
     The hand-written kernel ran add + RMSNorm **{{ f.norm_speedup }}** faster than eager.
 
-A chapter declares them in its facts module, each with the claim in a reader's words, a test of its facts, the
-phrases of the page that state it, and what the data shows where it fails, in a reader's words with the values:
+A chapter declares them in its guards module (chapters/<chapter>/guards.py, beside its facts), each with the claim
+in a reader's words, a test of its facts, the phrases of the page that state it, and what the data shows where it
+fails, in a reader's words with the values:
 
     GUARDS = {
         "fused_faster": Guard("the fused add + RMSNorm beat eager in every round",
@@ -39,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelbook import factbook, paths
+from kernelbook.factview import chapter_of
 
 CALL = re.compile(r"""{{-?\s*(holds|needs)\(\s*((?:"[^"]*"\s*,?\s*)+)\)\s*-?}}""")
 NAME = re.compile(r'"([^"]*)"')
@@ -117,11 +119,16 @@ class _Recorder:
         return value
 
 
+def module_of(chapter: str) -> str:
+    """The module that declares a chapter's GUARDS: kernelbook/chapters/<chapter>/guards.py, beside its facts."""
+    return f"kernelbook.chapters.{chapter}.guards"
+
+
 def declared(chapter: str) -> dict[str, Guard]:
+    """A chapter's GUARDS, each as a Guard."""
     import importlib
 
-    return {k: as_guard(v) for k, v in
-            getattr(importlib.import_module(f"kernelbook.chapters.{chapter}.facts"), "GUARDS", {}).items()}
+    return {k: as_guard(v) for k, v in getattr(importlib.import_module(module_of(chapter)), "GUARDS", {}).items()}
 
 
 def evaluate(name: str, chapter: str, machine: str | None = None) -> Outcome:
@@ -129,7 +136,7 @@ def evaluate(name: str, chapter: str, machine: str | None = None) -> Outcome:
     chapter, _, short = name.rpartition(".") if "." in name else (chapter, ".", name)
     guards = declared(chapter)
     if short not in guards:
-        raise UnknownGuard(f"no guard {short!r} in kernelbook/chapters/{chapter}/facts.py GUARDS "
+        raise UnknownGuard(f"no guard {short!r} in kernelbook/chapters/{chapter}/guards.py GUARDS "
                            f"(it has: {', '.join(sorted(guards)) or 'none'})")
     book = factbook.book(chapter, machine)
     return _outcome(f"{chapter}.{short}", guards[short], book.facts)
@@ -198,13 +205,11 @@ def calls(markdown: str) -> list[tuple[str, tuple[str, ...]]]:
 
 def check_pages(docs: Path | None = None, machine: str | None = None) -> list[str]:
     """One line per guard that a page names and that does not hold on `machine`: what `kernelbook check` prints."""
-    from kernelbook import macros
-
     docs = paths.root() / "docs" if docs is None else docs
     lines = []
     for md in sorted(docs.glob("*.md")):
         text = md.read_text()
-        chapter = macros.chapter_of(md.name)
+        chapter = chapter_of(md.name)
         for kind, names in dict.fromkeys(calls(text)):  # a call the page makes twice, once
             for name in names:
                 try:
@@ -225,8 +230,6 @@ def check_pages(docs: Path | None = None, machine: str | None = None) -> list[st
 
 def unsettled_pages(docs: Path | None = None, machine: str | None = None) -> list[str]:
     """One line per guard that holds on the medians shown but not with some older run's verdicts."""
-    from kernelbook import macros
-
     docs = paths.root() / "docs" if docs is None else docs
     lines = []
     for md in sorted(docs.glob("*.md")):
@@ -234,7 +237,7 @@ def unsettled_pages(docs: Path | None = None, machine: str | None = None) -> lis
         for kind, names in calls(text):
             for name in names:
                 try:
-                    found = in_every_run(name, macros.chapter_of(md.name), machine)
+                    found = in_every_run(name, chapter_of(md.name), machine)
                 except (UnknownGuard, KeyError, TypeError, ValueError, ZeroDivisionError):
                     continue  # check_pages names these
                 lines += [f"docs/{md.name}, paragraph \"{paragraph(text, name, kind)}\": {o.what_changed()}"

@@ -29,6 +29,7 @@ _held = contextlib.ExitStack()  # a build reads each result file once (store.hel
 log = logging.getLogger("mkdocs.plugins.kernelbook")
 _dirty: list[bool] = []  # `mkdocs serve --dirty`: only the pages whose Markdown changed are built again
 _inputs: list[str] = []  # the key of everything else a page shows (buildcache.digest), at the last build
+_build = [kb_page.Build()]  # this build's state: the page being built, the results it showed, the files it wrote
 
 
 def _not_the_dirty_warning(record: logging.LogRecord) -> bool:
@@ -47,6 +48,7 @@ def on_startup(command: str, dirty: bool, **kwargs: Any) -> None:
 
 @event_priority(100)  # before the macros plugin, which reads the primary machine
 def on_config(config: Any, **kwargs: Any) -> Any:
+    _build[0] = kb_page.Build()  # a new build (`mkdocs serve` rebuilds in one process)
     buildcache.enable(config=config.config_file_path)  # facts and block outputs kept between builds (buildcache)
     jupyter = config["plugins"].get("mkdocs-jupyter")
     if jupyter is not None:  # its rendered notebooks, by default in .cache/ inside the working tree: beside ours
@@ -71,7 +73,7 @@ def on_pre_build(config: Any, **kwargs: Any) -> None:
     """markdown-exec added its fences in its own on_config: its Python formatter now goes through the cache."""
     for fence in config["mdx_configs"].get("pymdownx.superfences", {}).get("custom_fences", []):
         if fence.get("name") in ("python", "py") and not getattr(fence["format"], "kb_cached", False):
-            fence["format"] = buildcache.cached_exec(fence["format"])
+            fence["format"] = buildcache.cached_exec(fence["format"], lambda: _build[0])
 
 
 def on_files(files: Any, config: Any, **kwargs: Any) -> Any:
@@ -112,7 +114,7 @@ def on_nav(nav: Any, config: Any, files: Any, **kwargs: Any) -> Any:
 
 def on_pre_page(page_obj: Any, **kwargs: Any) -> Any:
     prefill.claim(page_obj.file.src_uri)  # waits while the helper renders this page
-    kb_page.begin_page(page_obj.url)
+    kb_page.begin_page(page_obj.url, build=_build[0])
     buildcache.restart_ids()
     return page_obj
 
@@ -144,7 +146,7 @@ BIG_STYLE = re.compile(r"<style[^>]*>([^<]{20000,})</style>")  # mkdocs-jupyter'
 def _shared_style(css: str, depth: str) -> str:
     """A notebook page's big stylesheet as one file that every notebook page links (and a browser caches)."""
     name = f"assets/kb/jupyter-{hashlib.sha256(css.encode()).hexdigest()[:16]}.css"
-    kb_page._assets[name] = css.encode()
+    _build[0].assets[name] = css.encode()
     return f'<link rel="stylesheet" href="{depth}{name}">'
 
 
@@ -161,7 +163,7 @@ def on_post_page(output: str, page: Any, config: Any, **kwargs: Any) -> str:
         output = BIG_STYLE.sub(lambda m: _shared_style(m[1], depth), output)
     output = kb_page.plain_code(output)
     site = Path(config["site_dir"])
-    for name, data in kb_page.assets().items():
+    for name, data in _build[0].assets.items():
         path = site / name
         if not path.is_file():
             path.parent.mkdir(parents=True, exist_ok=True)

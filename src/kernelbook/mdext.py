@@ -29,6 +29,7 @@ from kernelbook import buildcache, macros, page, store
 
 _held = contextlib.ExitStack()
 _stamp: list[tuple] = []  # the results folders as they looked when the store was last held
+_build = page.Build(files=False)  # the state of Zensical's build: figures and downloads inline, no hook writes files
 
 
 def _read_afresh_if_changed() -> None:
@@ -65,7 +66,7 @@ class _Begin(Preprocessor):
             return lines
         _read_afresh_if_changed()
         text = "\n".join(lines)
-        page.begin_page(pg.url, files=False)  # figures and downloads inline: no hook writes files beside the page
+        page.begin_page(pg.url, files=False, build=_build)
         buildcache.restart_ids()
         macros.begin(pg.path, text)
         return macros.protect_code(text).split("\n")
@@ -86,7 +87,8 @@ class _End(Treeprocessor):
     def run(self, root: Any) -> None:
         if _zensical(self.md) is None:
             return
-        shown, foot = page.shown(), page.page_provenance(page.shown()) + page.notebook_link(page._page_url)
+        shown = list(_build.shown.values())
+        foot = page.page_provenance(shown) + page.notebook_link(_build.url)
         for where, html in ((0, page.warning(shown) + macros.flag_box()), (len(root), foot)):
             if html:
                 block = etree.Element("p")

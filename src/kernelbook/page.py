@@ -20,243 +20,71 @@ import csv
 import html
 import io
 import json
-import math
-import os
 import re
-import sys
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from kernelbook import paths, store
-from kernelbook.registry import EXPERIMENTS, get
+from kernelbook import factview, paths, read, store
+from kernelbook.fmt import num, pct, pct_down, timed  # noqa: F401 - the page API's formatting, for snippets
 
-MODES = ("replay", "measure", "auto")
-_measured: set[str] = set()
-_gpu: str | None | bool = False  # False: not asked yet
-_shown: list[dict[tuple[str, str], store.Result]] = [{}]  # results read while building the current page, by reader
-_page_url: str | None = None  # the page being built (hooks.py); None outside a site build: notebooks, tests
-_files = True  # figures and downloads as files (MkDocs: hooks.py writes them), else inline (Zensical: no hooks)
-_assets: dict[str, bytes] = {}  # files the pages refer to, written into the site by hooks.py: {path in site: bytes}
+# what a snippet reads, from kernelbook.read: page.result("machine.ceilings"), page.fresh_runs(...), page.results(...)
+result, fresh_runs, results, note, machine_label = read.result, read.fresh_runs, read.results, read.note, \
+    read.machine_label
+MODES, MeasureError, mode, check_settings, check_build = read.MODES, read.MeasureError, read.mode, \
+    read.check_settings, read.check_build
 
-
-class MeasureError(RuntimeError):
-    """Measure mode on a machine that cannot measure the site's numbers: the build must fail, not replay."""
-
-
-def _gpu_slug() -> str | None:
-    global _gpu
-    if _gpu is False:
-        from kernelbook.runner import gpu_slug
-
-        _gpu = gpu_slug()
-    return _gpu  # type: ignore[return-value]
+@dataclass
+class Build:
+    """The state of one site build, owned by the integration that builds it (hooks.py under MkDocs, mdext.py under
+    Zensical) and handed to what needs it (the page API, the build cache of rendered blocks): the page being built,
+    the results it has shown so far, and the files the pages refer to."""
+    url: str | None = None  # the page being built ('decode/', '' for home); None outside a site build: notebooks, tests
+    files: bool = True  # figures and downloads as files (MkDocs: hooks.py writes them), else inline (Zensical)
+    shown: dict[tuple[str, str, str], store.Result] = field(default_factory=dict)  # runs read on this page, in order
+    assets: dict[str, bytes] = field(default_factory=dict)  # files the pages refer to: {path in site: bytes}
 
 
-def mode() -> str:
-    m = os.environ.get("KERNELBOOK_MODE")
-    if m:
-        if m not in MODES:
-            raise paths.BadSetting(f"KERNELBOOK_MODE={m!r} is not a mode: use replay (stored results), measure (the "
-                                   f"GPU runner) or auto, or unset it")
-        return m
-    return "auto" if _gpu_slug() == paths.primary_machine() else "replay"
+_build = [Build()]  # the build the page API writes into: the integration's (begin_page), or one of its own
 
 
-def check_settings(results: bool = True) -> None:
-    """The KERNELBOOK_* settings every command and build reads are usable (paths.BadSetting with one line if not):
-    the primary machine, KERNELBOOK_MODE, and (with `results`) the results folders. Asks for no GPU."""
-    paths.primary_machine()
-    if os.environ.get("KERNELBOOK_MODE"):
-        mode()
-    if results:
-        paths.results_dir()
-
-
-def check_build(results: bool = True) -> None:
-    """Before a site build renders anything: the settings are usable, measure mode has the primary machine's GPU,
-    and (with `results`) a build that replays finds a readable result of every experiment. Raises one error with one
-    line."""
-    primary = paths.primary_machine()
-    paths.results_dirs()
-    m = mode()
-    if m == "measure":
-        _require_gpu_of(primary, f"{primary}'s results")
-        return
-    if m == "auto" and _gpu_slug() == primary or not results:
-        return  # what is missing or stale gets measured
-    if primary not in store.machine_folders():
-        where = "KERNELBOOK_MACHINE" if os.environ.get("KERNELBOOK_MACHINE") is not None else "primary machine"
-        known = ", ".join(store.machine_folders()) or "none"
-        raise paths.BadSetting(f"{where} {primary} has no results in {', '.join(map(str, paths.results_dirs()))} "
-                               f"(machines with results: {known}); measure it there with `python -m kernelbook run "
-                               f"--all`, or name one of those")
-    bad = []
-    for e in EXPERIMENTS:
-        try:
-            store.load(e.name, primary)
-        except (FileNotFoundError, store.StoreError) as err:
-            bad.append(str(err))
-    if bad:
-        more = f" (and {len(bad) - 1} more: `python -m kernelbook check` lists them)" if len(bad) > 1 else ""
-        raise store.StoreError(bad[0] + more)
-
-
-def _require_gpu_of(machine: str, what: str) -> None:
-    """Measure mode needs this machine's GPU: none, or another, stops the build rather than replay old numbers."""
-    slug = _gpu_slug()
-    if slug is None:
-        raise MeasureError(f"KERNELBOOK_MODE=measure but no CUDA GPU is visible to measure {what}; a build from "
-                           f"stored results is KERNELBOOK_MODE=replay")
-    if slug != machine:
-        raise MeasureError(f"KERNELBOOK_MODE=measure on {slug}, but the site shows {machine}: measure there, or set "
-                           f"KERNELBOOK_MACHINE={slug} to build this GPU's site")
-
-
-def _measure(name: str, machine: str) -> None:
-    from kernelbook.runner import run_one
-
-    exp = get(name)
-    print(f"kernelbook: measuring {name} on {machine} ...", file=sys.stderr, flush=True)
-    ok, msg = run_one(name, machine, exp.timeout_s)
-    _measured.add(name)
-    if not ok:
-        raise MeasureError(f"measuring {name} on {machine} failed {msg}")
-
-
-def _wants_measuring(name: str, machine: str) -> bool:
-    m = mode()
-    if m == "replay" or name in _measured:
-        return False
-    slug = _gpu_slug()
-    if m == "measure":
-        if machine != paths.primary_machine():
-            return False  # other machines' columns are shown as stored
-        _require_gpu_of(machine, name)
-        return True
-    return slug == machine and store.status(name, machine) in (store.MISSING, store.STALE)
-
-
-asked_across: set[str] = set()  # the experiments whose every fresh run was read (kernelbook.factbook clears it)
-asked_one: set[str] = set()  # ... and those whose one run (the newest, or a pick) was read
-_across_depth: list[str] = []
-_picks: list[dict[str, int]] = [{}]  # experiment -> which fresh run page.result returns (0: the newest)
-
-
-@contextmanager
-def picking(picks: dict[str, int]) -> Iterator[None]:
-    """Inside the block, page.result(e) returns the picks[e]-th newest fresh run of e (on the primary machine)."""
-    _picks.append(picks)
-    try:
-        yield
-    finally:
-        _picks.pop()
-
-
-def _picked(name: str, machine: str) -> store.Result | None:
-    """The run a `picking` block asks for, or None outside one (page.result reads the store as usual)."""
-    k = _picks[-1].get(name, 0)
-    if not k or machine != paths.primary_machine():
-        return None
-    fresh = [r for r in store.runs(name, machine) if r.status == store.FRESH]
-    return store.check_schema(fresh[-1 - k]) if k < len(fresh) else None
-
-
-def result(name: str, machine: str | None = None) -> store.Result:
-    """The result of `name` on `machine` (default: the primary machine), measured first where the mode says so."""
-    machine = paths.primary_machine() if machine is None else machine
-    if not _across_depth:
-        asked_one.add(name)
-    if (older := _picked(name, machine)) is not None:
-        return older  # an older fresh run, read for the one rule (kernelbook.factbook): counted as shown by none
-    if _wants_measuring(name, machine):
-        _measure(name, machine)
-    res = store.load(name, machine)
-    if res.stale:
-        print(f"kernelbook: STALE result shown: {name} on {machine} (changed: {', '.join(res.changed)}); "
-              f"re-measure with `python -m kernelbook run {name}`", file=sys.stderr, flush=True)
-    note(res)
-    return res
-
-
-def fresh_runs(name: str, machine: str | None = None) -> list[store.Result]:
-    """Every stored run of the current code of `name` on `machine` (default: the primary), oldest first: what a
-    verdict that must hold in every run reads. At least one, since the page's result is measured first where the
-    mode says so; each counts as shown on the page."""
-    machine = paths.primary_machine() if machine is None else machine
-    asked_across.add(name)
-    _across_depth.append(name)
-    try:
-        shown_one = result(name, machine)
-    finally:
-        _across_depth.pop()
-    if shown_one.published:
-        return [shown_one]
-    found = [store.check_schema(r) for r in store.runs(name, machine) if r.status == store.FRESH] or [shown_one]
-    for res in found:
-        note(res)
-    return found
-
-
-def note(res: store.Result) -> None:
-    """Count res as shown by whatever is being built (the current page, or a reading() block)."""
-    for seen in _shown:
-        seen[(res.experiment, res.machine)] = res
-
-
-def begin_page(url: str | None = None, files: bool = True) -> None:
+def begin_page(url: str | None = None, files: bool = True, build: Build | None = None) -> Build:
     """A new page starts: forget which results the last one showed. `url` (the page's, 'decode/'; '' for home) says
     that a site is being built: the page names its provenance once, at its foot, and with `files` figures and
-    downloads become files beside the site's pages (hooks.py writes them). Without it (a notebook) both stay inline."""
-    global _page_url, _files
-    _shown[0] = {}
-    _page_url, _files = url, files
+    downloads become files beside the site's pages (hooks.py writes them). Without it (a notebook) both stay inline.
+    `build`: the integration's Build, which this page and those after it are built into; by default the last one."""
+    b = _build[0] = build or _build[0]
+    b.url, b.files, b.shown = url, files, {}
+    read.start_page(b.shown)
+    return b
+
+
+def current() -> Build:
+    """The Build the page API is writing into."""
+    return _build[0]
 
 
 def _asset(data: bytes, ext: str, mime: str, stem: str = "") -> str:
     """Where a page finds `data`: a file under assets/kb/ of the site, named by its content, as a URL relative to the
     page being built; outside a site build, the bytes themselves as a data: URI."""
-    if _page_url is None or not _files:
+    b = _build[0]
+    if b.url is None or not b.files:
         return f"data:{mime};base64,{base64.b64encode(data).decode()}"
     import hashlib
 
     name = f"assets/kb/{stem + '-' if stem else ''}{hashlib.sha256(data).hexdigest()[:16]}.{ext}"
-    _assets[name] = data
-    return "../" * _page_url.strip("/").count("/") + ("../" if _page_url.strip("/") else "") + name
+    b.assets[name] = data
+    return "../" * b.url.strip("/").count("/") + ("../" if b.url.strip("/") else "") + name
 
 
 def assets() -> dict[str, bytes]:
     """The files the pages built so far refer to ({path under the site: bytes}); hooks.py writes them."""
-    return dict(_assets)
+    return dict(_build[0].assets)
 
 
 def shown() -> list[store.Result]:
     """The results the current page has read so far, in the order first read."""
-    return list(_shown[0].values())
-
-
-@contextmanager
-def reading() -> Iterator[list[store.Result]]:
-    """Collects the results read inside the block (a chapter's facts), so that a cached value can count them as
-    shown again on every page that uses it."""
-    seen: dict[tuple[str, str], store.Result] = {}
-    got: list[store.Result] = []
-    _shown.append(seen)
-    try:
-        yield got
-    finally:
-        _shown.remove(seen)
-        got.extend(seen.values())
-
-
-def results(name: str) -> dict[str, store.Result]:
-    """Every machine's result of `name`: the primary first, then other measured machines, then published ones."""
-    primary = paths.primary_machine()
-    out = {primary: result(name)}
-    for m in store.machines():
-        if m != primary and store.status(name, m) not in (store.MISSING, store.CORRUPT):
-            out[m] = result(name, m)
-    return dict(sorted(out.items(), key=lambda kv: (kv[0] != primary, kv[1].published, kv[0])))
+    return list(_build[0].shown.values())
 
 
 def warning(results: Iterable[store.Result]) -> str:
@@ -271,39 +99,9 @@ def warning(results: Iterable[store.Result]) -> str:
             f"</ul><p>Re-measure with <code>python -m kernelbook run {names}</code>.</p></div>\n")
 
 
+
+
 # ---- formatting ---------------------------------------------------------------------------------------------------
-
-def num(x: float | int | None, digits: int = 1, unit: str = "") -> str:
-    """12345.6 -> '12,345.6'. None -> an em dash (not measured). A value that rounds to zero has no sign."""
-    if x is None:
-        return "—"
-    s = f"{x:,.{digits}f}".removeprefix("-") if round(x, digits) == 0 else f"{x:,.{digits}f}"
-    return f"{s} {unit}".rstrip() if unit else s
-
-
-def pct(x: float | None, digits: int = 0) -> str:
-    return "—" if x is None else f"{100 * x:.{digits}f}%"
-
-
-def pct_down(x: float | None, digits: int = 1) -> str:
-    """A share rounded down, not to nearest: 0.97997 -> '97.9%', so a share under a goal never prints as the goal."""
-    if x is None:
-        return "—"
-    scaled = math.floor(round(100 * x * 10**digits, 6)) / 10**digits  # round(…, 6): 0.981 * 1000 is 980.999…
-    return f"{scaled:.{digits}f}%"
-
-
-def timed(t: dict[str, Any], digits: int = 3, scale: float = 1.0) -> str:
-    """A timing summary as a table cell: its median (times `scale`) and noise, '0.0697 ±0.4%'; a figure that was
-    still noisy when its sampling stopped (bench.py) says so, '0.0716 ±11.5% noisy'. A summary from a timer without
-    the noise criterion shows half its spread, '±0.2% (range)'."""
-    med = num(t["median"] * scale, digits)
-    if "quiet" not in t:
-        return f"{med} ±{t['spread_pct'] / 2:.1f}% (range)"
-    noise = t["noise_pct"]
-    cell = f"{med} ±{noise:.1f}%" if noise is not None else med
-    return cell if t["quiet"] else f"{cell} noisy"
-
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None,
           name: str | None = None, full: tuple[Sequence[str], Sequence[Sequence[Any]]] | None = None) -> str:
@@ -516,22 +314,14 @@ def figure(fig: Any, alt: str, caption: bool = False) -> str:
 def fact(chapter: str, name: str) -> str:
     """A chapter's fact as a table cell: the same text and element (its name, how it was obtained) as in the
     prose, so that a headline figure reads alike in both (kernelbook.macros)."""
-    from kernelbook import macros
-
-    return Markup(getattr(macros.facts(chapter), name))
-
-
-def machine_label(res: store.Result) -> str:
-    """The column label of res's machine, from its folder's name (store.machine_label), not from provenance.gpu:
-    'nvidia-h200' -> 'H200'. Two folders whose runs name one GPU keep two labels; a GPU name carries no markup in."""
-    return html.escape(store.machine_label(res.machine))
+    return Markup(getattr(factview.facts(chapter), name))
 
 
 def provenance(res: store.Result) -> str:
     """One line under a table or figure: where and when its numbers came from, and a warning box if stale. In a site
     build the page says it once, at its foot (page_provenance): here only a stale result still speaks."""
     note(res)
-    if _page_url is not None and not res.stale:
+    if _build[0].url is not None and not res.stale:
         return ""
     p = res.provenance
     esc = lambda x: html.escape(str(x))  # noqa: E731 - every stored string is text, never markup
@@ -581,7 +371,8 @@ def page_provenance(results: Iterable[store.Result]) -> str:
         lines.append(html.escape(
             f"Measured on {p.get('gpu', machine)} ({p.get('sm_count', '?')} SMs, driver "
             f"{', '.join(pick(lambda q: q.get('driver', '?')))}) · {', '.join(soft)} · "
-            f"runs of {days[0] if len(days) == 1 else days[0] + ' to ' + days[-1]} at commit"
+            f"{len(rs)} run{'s' if len(rs) > 1 else ''} of "
+            f"{days[0] if len(days) == 1 else days[0] + ' to ' + days[-1]} at commit"
             f"{'s' if len(commits) > 1 else ''} {', '.join(commits)}"))
     return "".join(f'<p class="kb-provenance kb-page-provenance">{x}</p>\n' for x in lines)
 

@@ -58,7 +58,7 @@ def _load(path: Path) -> dict:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
-    from kernelbook import buildcache
+    from kernelbook import contentcache
 
     def meta_problem() -> str | None:  # against the draft's own schema: once per file content and jsonschema version
         try:
@@ -71,7 +71,7 @@ def _load(path: Path) -> dict:
         text = path.read_text(encoding="utf-8")
         schema = json.loads(text)
         key = repr(("schema-document", hashlib.sha256(text.encode()).hexdigest(), metadata.version("jsonschema")))
-        message = buildcache.content("schema-document", key, meta_problem)
+        message = contentcache.kept("schema-document", key, meta_problem)
         if message is not None:
             raise SchemaError(message)
     except FileNotFoundError:
@@ -199,7 +199,7 @@ def problem(rec: dict, name: str, stamp: dict | None = None) -> str | None:
 def checker() -> str:
     """What decides a verdict besides the record and its schema versions: this module's code, the record schema and
     the versions of jsonschema and jsonschema-rs (a verdict kept on disk is keyed by it,
-    kernelbook.buildcache.content)."""
+    kernelbook.contentcache)."""
     try:
         fast = metadata.version("jsonschema-rs")
     except metadata.PackageNotFoundError:

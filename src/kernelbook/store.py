@@ -36,7 +36,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from kernelbook import paths
+from kernelbook import contentcache, paths
 from kernelbook.registry import BY_NAME, Experiment, get
 
 SCHEMA = 1
@@ -458,13 +458,11 @@ def check_schema(res: Result) -> Result:
     try:
         # the verdict depends on the file's bytes (their hash), the schema versions and the checker alone, whichever
         # folder or copy holds them: a fixture copied for each test, a results folder cloned afresh or read again
-        # by another process is checked once (kernelbook.buildcache.content keeps it)
+        # by another process is checked once (kernelbook.contentcache keeps it)
         versions = stamp or schema.current_stamp(res.experiment)
         key = repr((res.digest, res.experiment, tuple(sorted(versions.items())), stamp is None, schema.checker()))
         if key not in _valid:
-            from kernelbook import buildcache
-
-            _valid[key] = buildcache.content("valid", key, lambda: schema.problem(res.record, res.experiment, stamp))
+            _valid[key] = contentcache.kept("valid", key, lambda: schema.problem(res.record, res.experiment, stamp))
     except schema.SchemaFileError as e:
         raise StoreError(f"{paths.display(res.path)}: cannot be checked: {e}") from e
     if _valid[key]:

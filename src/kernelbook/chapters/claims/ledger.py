@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kernelbook import page, paths, store
+from kernelbook import paths, read, store
 from kernelbook.registry import BY_NAME
 
 from . import rows_allocator, rows_compile, rows_decode, rows_kernels, rows_world
@@ -30,7 +30,7 @@ Runs = dict[str, list[tuple[str, Data]]]  # experiment -> (run id, data) of each
 
 def published() -> Data:
     """The article's published records (the laptop's figures), by experiment."""
-    return {n: page.result(n, LAPTOP).data for n in sorted(BY_NAME) if store.status(n, LAPTOP) == store.PUBLISHED}
+    return {n: read.result(n, LAPTOP).data for n in sorted(BY_NAME) if store.status(n, LAPTOP) == store.PUBLISHED}
 
 
 def runs(machine: str | None = None) -> Runs:
@@ -39,7 +39,7 @@ def runs(machine: str | None = None) -> Runs:
     out: Runs = {}
     for name in EXPERIMENTS:
         try:
-            found = page.fresh_runs(name, machine)
+            found = read.fresh_runs(name, machine)
         except FileNotFoundError:
             continue
         out[name] = [(r.run, r.data) for r in found]
@@ -78,7 +78,7 @@ def verdict_of(row_id: str, machine: str | None = None) -> Verdict:
     found: Runs = {}
     for name in row.needs:
         try:
-            found[name] = [(r.run, r.data) for r in page.fresh_runs(name, machine)]
+            found[name] = [(r.run, r.data) for r in read.fresh_runs(name, machine)]
         except FileNotFoundError:
             continue
     return decide(row, machine or paths.primary_machine(), row_runs(row, found), published()).verdict

@@ -3,39 +3,37 @@ one machine (with machine.ceilings' launch cost), and the article's RTX 4060 Lap
 
 No sentence is written here: the page's Markdown reads these fields (`{{ f.best_ms }}`, in the text FORMATS gives
 each), is written for the primary machine's data, and names above each paragraph the GUARDS it rests on
-(kernelbook.guards). `derive` recomputes the ratios and shares the page prints beside their figures from the medians
-shown. What one launch costs is the machine chapter's fact on the page (`facts("machine").eager_us`); the launch
-fields here hold the same medians, for the figures computed from them. A verdict between two variants is read from
-the timing rounds: the median decides the direction only if most rounds agree with it (report.rounds_faster).
-The step times of the headline (eager with either cache, the hand-captured graph, reduce-overhead, the best valid
-way) are the median across every stored run of the current code of decode.six_ways (kernelbook.across), each with
-its lowest and highest run and whether those lie further apart than the widest run's own spread (`*_runs_vary`); the
-ratios shown beside them divide those medians; the verdicts between two ways read the newest run's rounds.
-The way the page names as the noisiest, the widest or the most grown after the profiles is chosen by its medians over
-every run (`most`, `after_worst`), so that the one rule's median is of that one way's figure in each run; the GPU's idle
-shares and the differences between two ways' steps are recomputed from the medians the six ways table shows (`derive`).
+(decode.guards, kernelbook.guards). `derive` recomputes the ratios and shares the page prints beside their figures
+from the medians shown. What one launch costs is the machine chapter's fact on the page
+(`facts("machine").eager_us`); the launch fields here hold the same medians, for the figures computed from them. A
+verdict between two variants is read from the timing rounds: the median decides the direction only if most rounds
+agree with it (report.rounds_faster). The step times of the headline (eager with either cache, the hand-captured
+graph, reduce-overhead, the best valid way) are the median across every stored run of the current code of
+decode.six_ways (kernelbook.across), each with its lowest and highest run and whether those lie further apart than
+the widest run's own spread (`*_runs_vary`); the ratios shown beside them divide those medians; the verdicts between
+two ways read the newest run's rounds. The way the page names as the noisiest, the widest or the most grown after the
+profiles is chosen by its medians over every run (figures.most, figures.after_worst), so that the one rule's median
+is of that one way's figure in each run; the GPU's idle shares and the differences between two ways' steps are
+recomputed from the medians the six ways table shows (`derive`).
 Variant labels are stored with each result (`labels`, written from decode/variants.py), so the page uses those.
 """
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
-from kernelbook import across, page, source
+from kernelbook import across, read, source
 from kernelbook.chapters.claims.verdicts import Verdict
+from kernelbook.chapters.decode import figures
+from kernelbook.chapters.decode.figures import ItemOutcome, Range, Versus
 from kernelbook.decode import report
-from kernelbook.guards import Guard
 
 LAPTOP = report.LAPTOP
 GPU_BOUND_IDLE = 0.2  # a step "runs at the GPU's pace" when its GPU is idle for less than this share of it
 FOLLOWS_BANDWIDTH = 0.7  # the best step's gain over the laptop "tracks the bandwidth" at this share of the ratio
 COMPILED = ("compile_default", "compile_reduce_overhead", "compile_max_autotune")
-Versus = Literal["slower", "faster", "mixed"]  # a against b: median and most rounds agree, or they do not
-Range = Literal["below", "inside", "above"]
-ItemOutcome = Literal["raised", "silent", "no_report"]
 
 
 @dataclass(frozen=True)
@@ -293,77 +291,6 @@ class Facts:
     ma_beats_ro_verdict: Verdict = "not measured"
 
 
-def _versus(data: dict[str, Any], s: dict[str, dict[str, Any]], a: str, b: str) -> tuple[Versus, float, int]:
-    """(verdict of a against b, |median difference| in ms, rounds a was faster)."""
-    faster, n = report.rounds_faster(data, a, b)
-    diff = s[a]["step_ms"] - s[b]["step_ms"]
-    if diff > 0 and 2 * (n - faster) > n:
-        verdict: Versus = "slower"
-    elif diff < 0 and 2 * faster > n:
-        verdict = "faster"
-    else:
-        verdict = "mixed"
-    return verdict, abs(diff), faster
-
-
-def _range(x: float, low: float, high: float) -> Range:
-    return "below" if x < low else "above" if x > high else "inside"
-
-
-def _item(item: dict[str, Any]) -> ItemOutcome:
-    return "raised" if item.get("raised") else "no_report" if item.get("raised") is None else "silent"
-
-
-def step_summary(d: dict[str, Any], name: str) -> dict[str, Any]:
-    """One way's step time in a decode.six_ways run as a timing summary: the median of its rounds, their fastest
-    and slowest, and the noise the rounds recorded where they did."""
-    s = report.variant_summary(d, name)
-    t = {"median": s["step_ms"], "min": s["step_min_ms"], "max": s["step_max_ms"], "spread_pct": 100 * s["spread"]}
-    if s["quiet"] is not None:
-        t.update(noise_pct=s["noise_pct"], quiet=s["quiet"])
-    return t
-
-
-def most(runs: Sequence[dict[str, Any]], get: Callable[[dict[str, Any]], float | None]) -> str:
-    """The way whose figure (`get` of its report.variant_summary) has the largest median over the runs: the
-    noisiest, the widest, chosen from every run alike, so that the one rule's medians are of one way's figure."""
-    per = [report.summaries(d) for d in runs]
-
-    def med(name: str) -> float:
-        xs = [x for s in per if name in s and (x := get(s[name])) is not None]
-        return statistics.median(xs) if xs else float("-inf")
-    return max(runs[-1]["names"], key=med)
-
-
-def after_across(runs: Sequence[dict[str, Any]], name: str) -> dict[str, float] | None:
-    """Way `name`'s round after the profiles (report.after_profiler) over the runs that timed one: the median over
-    them of its step ms and host µs per step, in the rounds (`before_ms`, `before_host_us`) and in that round
-    (`step_ms`, `host_us`). None where no run timed one."""
-    xs = [a for d in runs if (a := report.after_profiler(d, name))]
-    if not xs:
-        return None
-    return {k: statistics.median(a[k] for a in xs) for k in ("before_ms", "step_ms", "before_host_us", "host_us")}
-
-
-def after_worst(runs: Sequence[dict[str, Any]]) -> str | None:
-    """The way whose host time per step grew most in the round after the profiles, by the medians over runs."""
-    med = {n: a for n in runs[-1]["names"] if (a := after_across(runs, n))}
-    return max(med, key=lambda n: med[n]["host_us"] - med[n]["before_host_us"]) if med else None
-
-
-def _steps(runs: Sequence[dict[str, Any]], best: str | None) -> dict[str, Any]:
-    """The headline step times across runs; best: the newest run's best valid way (None: none)."""
-    def of(name: str) -> across.Across:
-        return across.of([step_summary(d, name) for d in runs])
-
-    out = {"six_runs": len(runs), **across.fields("dyn_ms", of("eager_dynamic")),
-           **across.fields("static_ms", of("eager_static")), **across.fields("graph_ms", of("cuda_graph")),
-           **across.fields("ro_ms", of("compile_reduce_overhead"))}
-    if best is None:
-        return {**out, "best_ms": None, "best_ms_low": None, "best_ms_high": None, "best_ms_runs_vary": False}
-    return {**out, **across.fields("best_ms", of(best))}
-
-
 def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: dict[str, Any],
               launch: dict[str, Any], laptop_six: dict[str, Any], laptop_constraints: dict[str, Any],
               laptop_compile_warm: dict[str, Any], laptop_machine: dict[str, Any], model: dict[str, Any],
@@ -385,7 +312,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
     floor = d["floor_ms"]
     laptop_best_name = min((n for n, v in lap.items() if v.get("step_ms")), key=lambda n: lap[n]["step_ms"])
     laptop_best = lap[laptop_best_name]
-    steps = _steps(runs or [six], best["name"] if best else None)
+    steps = figures.headline_steps(runs or [six], best["name"] if best else None)
     # free-running
     free = report.free_running_table(d)
     departed = [x for x in free if x["step"] is not None]
@@ -396,17 +323,14 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
     c = trap["counter"]
     shift = c["after_warmup_and_capture"] - c["after_first_prefill"]
     # pairs
-    sv, sdiff, s_faster = _versus(d, s, "eager_static", "eager_dynamic")
-    rv, rdiff, r_faster = _versus(d, s, "compile_reduce_overhead", "cuda_graph")
-    mv, mdiff, m_faster = _versus(d, s, "compile_max_autotune", "compile_reduce_overhead")
+    sv, sdiff, s_faster = figures.versus(d, s, "eager_static", "eager_dynamic")
+    rv, rdiff, r_faster = figures.versus(d, s, "compile_reduce_overhead", "cuda_graph")
+    mv, mdiff, m_faster = figures.versus(d, s, "compile_max_autotune", "compile_reduce_overhead")
     _, both_n = report.rounds_faster(d, "eager_static", "eager_dynamic")
     every = runs or [six]  # the noisiest, the widest and the most grown after the profiles: by their medians
-    widest = s[most(every, lambda x: x["spread"])]
+    widest = s[figures.most(every, lambda x: x["spread"])]
     q = d["quiet"]
-    noisiest = s[most(every, lambda x: x["noise_pct"])]
-    after = {n: a for n in d["names"] if (a := report.after_profiler(d, n))}
-    worst_after_name = after_worst(every) if after else None
-    worst_after = after.get(worst_after_name) if worst_after_name else None
+    noisiest = s[figures.most(every, lambda x: x["noise_pct"])]
     # timeline
     tl_st, tl_g = d["timelines"]["eager_static"], d["timelines"]["cuda_graph"]
     tl_graph_gaps = sum(report.gaps_between(tl_g["kernels"])) / 1e3
@@ -451,7 +375,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         launch_eager_us=launch["eager_us_per_launch"], launch_graph_us=launch["graph_us_per_launch"],
         launch_ratio=launch["speedup"], laptop_launch_low=laptop_machine["graph_speedup_low"],
         laptop_launch_high=laptop_machine["graph_speedup_high"],
-        launch_vs_laptop=_range(launch["speedup"], laptop_machine["graph_speedup_low"],
+        launch_vs_laptop=figures.range_of(launch["speedup"], laptop_machine["graph_speedup_low"],
                                 laptop_machine["graph_speedup_high"]),
         launch_ms=launch_ms, graph_launch_ms=st["kernels"] * launch["graph_us_per_launch"] / 1e3,
         launch_over_floor=launch_ms / floor, launch_bound=launch_ms > floor,
@@ -513,18 +437,14 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         laptop_compile_s_ma=lap["compile_max_autotune"]["setup_s"],
         widest_label=widest["label"], widest_spread=widest["spread"] / 2, widest_min_ms=widest["step_min_ms"],
         widest_max_ms=widest["step_max_ms"],
-        has_after_profiler=bool(after), after_worst_label=lab[worst_after_name] if worst_after_name else "",
-        after_worst_before_us=worst_after["before_host_us"] if worst_after else None,
-        after_worst_host_us=worst_after["host_us"] if worst_after else None,
-        after_worst_added_us=worst_after["added_host_us"] if worst_after else None,
-        after_worst_share=worst_after["added_host_us"] / worst_after["before_host_us"] if worst_after else None,
-        after_grew=bool(worst_after) and worst_after["added_host_us"] > 0,
+        **figures.after_fields(d, every),
         tl_static_gaps_ms=tl_static_gaps, tl_static_host_ms=tl_st["host_us"] / 1e3,
         tl_static_mostly_gaps=tl_static_gaps > tl_st["host_us"] / 2e3,
         tl_graph_launches=len(tl_g["launches"]), tl_graph_kernels=len(tl_g["kernels"]), tl_graph_gaps_ms=tl_graph_gaps,
         tl_graph_gaps_past_idle=tl_graph_gaps > g["idle_ms"],
-        item_outcome=_item(item), item_error=item.get("type") or "", item_chained=bool(item.get("context_type")),
-        item_context_error=item.get("context_type") or "", item_usable_after=bool(item.get("context_usable_after")),
+        item_outcome=figures.item_outcome(item), item_error=item.get("type") or "",
+        item_chained=bool(item.get("context_type")), item_context_error=item.get("context_type") or "",
+        item_usable_after=bool(item.get("context_usable_after")),
         item_returncode=item.get("returncode"),
         laptop_item_failed="fail" in str(laptop_constraints.get("item_in_capture", "")),
         dyn_grows=all(b["shape"][2] == a["shape"][2] + 1 for a, b in zip(dc, dc[1:], strict=False)),
@@ -551,12 +471,12 @@ def facts(machine: str | None = None) -> Facts:
     QWEN25_15B, INIT_STD = source.constants("kernelbook.decode.model", "QWEN25_15B", "INIT_STD")  # noqa: N806
     (WARM_STEPS,) = source.constants("kernelbook.decode.rounds", "WARM_STEPS")  # noqa: N806
 
-    r = page.result("decode.six_ways", machine)
+    r = read.result("decode.six_ways", machine)
     f = from_data(
-        r.data, page.result("decode.constraints", machine).data, page.result("decode.compile_warm", machine).data,
-        page.result("machine.ceilings", machine).data["launch"], page.result("decode.six_ways", LAPTOP).data,
-        page.result("decode.constraints", LAPTOP).data, page.result("decode.compile_warm", LAPTOP).data,
-        page.result("machine.ceilings", LAPTOP).data, QWEN25_15B, INIT_STD, WARM_STEPS, page.machine_label(r),
+        r.data, read.result("decode.constraints", machine).data, read.result("decode.compile_warm", machine).data,
+        read.result("machine.ceilings", machine).data["launch"], read.result("decode.six_ways", LAPTOP).data,
+        read.result("decode.constraints", LAPTOP).data, read.result("decode.compile_warm", LAPTOP).data,
+        read.result("machine.ceilings", LAPTOP).data, QWEN25_15B, INIT_STD, WARM_STEPS, read.machine_label(r),
         str(r.provenance.get("versions", {}).get("transformers", "?")), across.datas("decode.six_ways", machine))
     return replace(f, static_slower_verdict=ledger.verdict_of("static-slower", machine),
                    ma_beats_ro_verdict=ledger.verdict_of("ma-beats-ro", machine))
@@ -633,261 +553,4 @@ DERIVED_FROM = {
     "ma_ro_diff_ms": ("ma_ms", "ro_ms"), "ma_speedup": ("dyn_ms", "ma_ms"),
     "after_worst_added_us": ("after_worst_host_us", "after_worst_before_us"),
     "after_worst_share": ("after_worst_added_us", "after_worst_before_us"),
-}
-
-def _ms(x: float | None) -> str:
-    return f"{page.num(x, 2)} ms"
-
-
-def _runs(n: int) -> str:
-    return f"{n} run" + ("" if n == 1 else "s")
-
-
-GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
-    "all_passed": Guard(
-        "every way was built and passed the teacher-forced logit check",
-        lambda f: f.any_valid and f.all_passed and f.n_failed == 0 and not f.has_build_errors,
-        states=(("all six\npassed", "the fastest of six ways"),),
-        found=lambda f: (f"{f.n_failed} of {f.n_variants} ways failed the logit check ({f.failed})" if f.n_failed
-                         else f"a way could not be built ({f.build_failed})")),
-    "as_article": Guard(
-        "the model's weights take as many bytes as the released checkpoint's",
-        lambda f: f.weight_as_article,
-        states=("as many bytes as the released checkpoint",),
-        found=lambda f: f"the model's weights take {page.num(f.weight_gb, 3)} GB, the released checkpoint's "
-                        f"{page.num(f.laptop_weight_gb, 3)} GB"),
-    "launch_bound": Guard(
-        "the eager StaticCache step's launches alone take longer than the bandwidth floor",
-        lambda f: f.launch_ms > f.floor_ms,
-        states=("times the bandwidth floor",),
-        found=lambda f: f"the eager StaticCache step's launches cost {_ms(f.launch_ms)}, under the bandwidth floor of "
-                        f"{page.num(f.floor_ms, 3)} ms"),
-    "host_bound": Guard(
-        "the eager StaticCache step is nine tenths host time or more",
-        lambda f: f.static_host_ms >= 0.9 * f.static_ms,
-        states=(("waited for the host", "nearly all of it is host time"),),
-        found=lambda f: f"the eager StaticCache step's host time was {_ms(f.static_host_ms)} of its "
-                        f"{_ms(f.static_ms)}, {page.pct(f.static_host_ms / f.static_ms)}"),
-    "launch_part": Guard(
-        "the eager StaticCache step's host time is longer than its launches cost",
-        lambda f: f.host_beyond_launch_ms > 0,
-        states=("explains only part of that",),
-        found=lambda f: f"the eager StaticCache step's launches cost {_ms(f.launch_ms)} at the machine page's price, "
-                        f"all of its {_ms(f.static_host_ms)} host time"),
-    "kernels_shortest": Guard(
-        "the eager StaticCache step's kernels run for less than its launches cost and less than its other host work",
-        lambda f: f.static_busy_ms < min(f.launch_ms, f.host_beyond_launch_ms),
-        states=("longer than the kernels themselves",),
-        found=lambda f: f"the eager StaticCache step's kernels ran for {_ms(f.static_busy_ms)}, its launches cost "
-                        f"{_ms(f.launch_ms)} and its other host work took {_ms(f.host_beyond_launch_ms)}"),
-    "static_adds_kernels": Guard(
-        "the StaticCache adds kernels to the default cache's step, here and on the article's laptop",
-        lambda f: f.static_extra_kernels > 0 and f.laptop_static_extra > 0,
-        states=("adds kernels to the default cache's step, as in the article",),
-        found=lambda f: f"the StaticCache step ran {page.num(f.static_kernels, 0)} kernels, the default cache's "
-                        f"{page.num(f.dyn_kernels, 0)}"),
-    "static_slower": Guard(
-        "the eager StaticCache step's median is above the default cache's",
-        lambda f: f.static_ms > f.dyn_ms,
-        states=("found it slower too",),
-        found=lambda f: f"the eager StaticCache step's median was {_ms(f.static_ms)}, the default cache's "
-                        f"{_ms(f.dyn_ms)}"),
-    "graph_same_kernels": Guard(
-        "the hand-made graph replays the eager StaticCache step's very kernels",
-        lambda f: f.graph_kernels == f.static_kernels,
-        states=("the very same kernels",),
-        found=lambda f: f"the hand-made graph ran {page.num(f.graph_kernels, 0)} kernels, the eager StaticCache step "
-                        f"{page.num(f.static_kernels, 0)}"),
-    "graph_busy": Guard(
-        "the GPU's own work fills most of the hand-made graph's step",
-        lambda f: f.graph_idle_share < 0.5,
-        states=("fills most of the step",),
-        found=lambda f: f"the GPU idled for {page.pct(f.graph_idle_share)} of the hand-made graph's step"),
-    "cd_fewer_kernels": Guard(
-        "default-mode torch.compile runs fewer than half the eager StaticCache step's kernels",
-        lambda f: 2 * f.cd_kernels < f.static_kernels,
-        states=("fewer than half as many kernels",),
-        found=lambda f: f"default-mode torch.compile ran {page.num(f.cd_kernels, 0)} kernels, the eager StaticCache "
-                        f"step {page.num(f.static_kernels, 0)}"),
-    "cd_host": Guard(
-        "default-mode torch.compile's host time is longer than its kernels' time",
-        lambda f: f.cd_host_ms > f.cd_busy_ms,
-        states=("takes longer to issue them than the GPU takes to run them",),
-        found=lambda f: f"default-mode torch.compile's host took {_ms(f.cd_host_ms)}, its kernels {_ms(f.cd_busy_ms)}"),
-    "cd_idle_most": Guard(
-        "the GPU idles for most of default-mode torch.compile's step",
-        lambda f: f.cd_idle_share > 0.5,
-        states=("idles for most of the step",),
-        found=lambda f: f"the GPU idled for {page.pct(f.cd_idle_share)} of default-mode torch.compile's step"),
-    "cd_idle_above_laptop": Guard(
-        "the GPU idles for more of default-mode torch.compile's step than the article's laptop did",
-        lambda f: f.cd_idle_share > f.laptop_cd_idle_share,
-        states=("where the article's laptop idled for only",),
-        found=lambda f: f"the GPU idled for {page.pct(f.cd_idle_share)} of default-mode torch.compile's step, the "
-                        f"laptop's for {page.pct(f.laptop_cd_idle_share)}"),
-    "ro_faster": Guard(
-        "reduce-overhead beat the hand-made graph at the median and in most rounds",
-        lambda f: f.ro_vs_graph == "faster",
-        states=("beat the hand-made graph",),
-        found=lambda f: f"reduce-overhead's median step was {_ms(f.ro_ms)}, the hand-made graph's {_ms(f.graph_ms)}, "
-                        f"and reduce-overhead was faster in {f.ro_faster_rounds} of {f.rounds_n} rounds"),
-    "ro_less_busy": Guard(
-        "reduce-overhead's kernels keep the GPU busy for less time than the hand-made graph's",
-        lambda f: f.fusion_cut_busy_ms > 0,
-        states=("keep the GPU busy for less time",),
-        found=lambda f: f"reduce-overhead's kernels ran for {_ms(f.graph_busy_ms - f.fusion_cut_busy_ms)}, the "
-                        f"hand-made graph's for {_ms(f.graph_busy_ms)}"),
-    "ma_not_faster": Guard(
-        "max-autotune did not beat reduce-overhead at the median and in most rounds",
-        lambda f: f.ma_vs_ro != "faster",
-        states=("did not beat reduce-overhead",),
-        found=lambda f: f"max-autotune beat reduce-overhead at the median and was the faster of the two in "
-                        f"{f.ma_faster_rounds} of {f.rounds_n} rounds"),
-    "ma_median_longer": Guard(
-        "max-autotune's median step is above reduce-overhead's",
-        lambda f: f.ma_median_more,
-        states=("its median step was longer",),
-        found=lambda f: f"max-autotune's median step was {page.num(f.ma_ms, 3)} ms, shorter than reduce-overhead's "
-                        f"{page.num(f.ro_ms, 3)} ms"),
-    "laptop_ma_gained": Guard(
-        "max-autotune took time off reduce-overhead's step on the article's laptop",
-        lambda f: f.laptop_ma_gain_ms > 0,
-        states=("laptop gained a little from it",),
-        found=lambda f: f"the article's laptop gained {_ms(f.laptop_ma_gain_ms)} from max-autotune"),
-    "trap_stale": Guard(
-        "the capture moved the cache's counter, so a second prefill writes behind stale slots",
-        lambda f: f.counter_shift > 0,
-        states=("behind stale slots",),
-        found=lambda f: f"the counter stood at {f.counter_after_capture} after the capture, as after the prefill"),
-    "trap_no_top1": Guard(
-        "the broken replays shared no top token with eager",
-        lambda f: f.trap_top1 == 0,
-        states=("no top token in common",),
-        found=lambda f: f"the broken replays shared the top token with eager at {page.pct(f.trap_top1)} of steps"),
-    "reset_exact": Guard(
-        "with the cache emptied first, the graph matched eager bit for bit",
-        lambda f: f.reset_exact,
-        states=("matched eager bit for bit",),
-        found=lambda f: f"with the cache emptied first, the graph was {page.pct(f.reset_rel_err, 2)} away from eager"),
-    "trap_past_tol": Guard(
-        "the broken replay is further off than the tolerance lets through",
-        lambda f: f.trap_rel_err > f.tolerance,
-        states=("lies well outside it",),
-        found=lambda f: f"the broken replay was {page.pct(f.trap_rel_err, 2)} off, inside the tolerance of "
-                        f"{page.pct(f.tolerance, 2)}"),
-    "item_raised": Guard(
-        "the .item() call inside the capture raised an error",
-        lambda f: f.item_outcome == "raised",
-        states=("the call raised",),
-        found=lambda f: ("the .item() call inside the capture raised nothing" if f.item_outcome == "silent"
-                         else "the .item() capture's child process reported nothing")),
-    "context_usable": Guard(
-        "the process's CUDA context still worked after the failed capture",
-        lambda f: f.item_usable_after,
-        states=("still worked afterwards",),
-        found=lambda f: "the process's CUDA context no longer worked after the failed capture"),
-    "laptop_item_failed": Guard(
-        "the .item() capture failed on the article's laptop",
-        lambda f: f.laptop_item_failed,
-        states=("stopped the article's laptop",),
-        found=lambda f: "the .item() capture did not fail on the article's laptop"),
-    "cache_grows": Guard(
-        "the default cache's keys grew by one token at every step",
-        lambda f: f.dyn_grows,
-        states=("grew by a token",),
-        found=lambda f: "the default cache's keys did not grow by one token at every step"),
-    "cache_moves": Guard(
-        "the default cache's keys moved to a new address at every step",
-        lambda f: f.dyn_moves,
-        states=("moved at every step",),
-        found=lambda f: "the default cache's keys stayed at one address for some step"),
-    "static_fixed": Guard(
-        "the StaticCache's keys kept one shape at one address",
-        lambda f: f.static_fixed,
-        states=("stayed one tensor at one address",),
-        found=lambda f: "the StaticCache's keys changed shape or address between steps"),
-    "one_graph": Guard(
-        "dynamo finds one graph and no break in the static step",
-        lambda f: f.graph_count == 1 and f.break_count == 0,
-        states=("a single graph without a break",),
-        found=lambda f: f"dynamo found {f.graph_count} graphs and {f.break_count} breaks in the static step"),
-    "laptop_one_graph": Guard(
-        "the article found one graph and no break",
-        lambda f: f.laptop_graph_count == 1 and f.laptop_break_count == 0,
-        states=("as by the article's",),
-        found=lambda f: f"the article counted {f.laptop_graph_count} graphs and {f.laptop_break_count} breaks"),
-    "not_bandwidth": Guard(
-        "the best step's gain over the laptop falls short of the bandwidth ratio",
-        lambda f: f.step_ratio < FOLLOWS_BANDWIDTH * f.bw_ratio,
-        states=("best step was only",),
-        found=lambda f: f"the best step was {page.num(f.step_ratio, 1)}× the laptop's, against bandwidths "
-                        f"{page.num(f.bw_ratio, 0)} times apart"),
-    "kernels_past_floor": Guard(
-        "the best step's kernels ran for more than twice the bandwidth floor",
-        lambda f: f.best_busy_ms - f.floor_ms > f.floor_ms,
-        states=("more than twice the floor",),
-        found=lambda f: f"the best step's kernels ran for {_ms(f.best_busy_ms)}, "
-                        f"{page.num(f.best_busy_over_floor, 1)} times the floor of {page.num(f.floor_ms, 3)} ms"),
-    "best_idles": Guard(
-        "the GPU still idled between the best step's kernels",
-        lambda f: f.best_idle_ms > 0,
-        states=("still idled between them",),
-        found=lambda f: f"the best step's kernels filled its {_ms(f.best_ms)}"),
-    "gap_in_band": Guard(
-        "eager's median top-two gap is inside the rounding band",
-        lambda f: f.median_gap < f.band,
-        states=("typically closer than the band",),
-        found=lambda f: f"eager's median top-two gap was {page.num(f.median_gap, 3)}, the band "
-                        f"{page.num(f.band, 3)}"),
-    "departures_in_band": Guard(
-        "every way that left eager's tokens did so where eager's top two were within the band",
-        lambda f: f.departures_in_band and f.n_wide == 0,
-        states=("did so at a near-tie inside the band",),
-        found=lambda f: f"{f.n_wide} of the {f.n_departed} ways that left eager's tokens did so outside the band"),
-    "laptop_same_lists": Guard(
-        "the article's six lists of tokens were identical",
-        lambda f: f.laptop_all_same,
-        states=("six identical lists",),
-        found=lambda f: "the article's six lists of tokens differed"),
-    "all_noisy": Guard(
-        "the rounds stopped at the cap with every way still noisy",
-        lambda f: not f.rounds_quiet and not f.some_quiet and f.noisy_count == f.n_variants,
-        states=("every way still noisy",),
-        found=lambda f: (f"the rounds stopped on the noise criterion after {f.rounds_n} rounds" if f.rounds_quiet
-                         else f"the rounds stopped at the cap with {f.noisy_count} of {f.n_variants} ways still "
-                              "noisy")),
-    "dyn_runs_differ": Guard(
-        "the eager default-cache step's lowest and highest run medians differ at the digits shown",
-        lambda f: f.six_runs > 1 and round(f.dyn_ms_low, 2) != round(f.dyn_ms_high, 2),
-        states=("the runs differ from each other too",),
-        found=lambda f: f"the eager default-cache step's run medians all read {_ms(f.dyn_ms_low)} over "
-                        f"{_runs(f.six_runs)}",
-        absent=(lambda f: f.six_runs < 2, "the six ways were timed in one run, and whether runs differ needs a "
-                                          "second")),
-    "after_grew": Guard(
-        "some way's host time per step grew in the round after the profiles",
-        lambda f: f.after_worst_added_us > 0,
-        states=("grew most for",),
-        found=lambda f: f"no way's host time per step grew in the round after the profiles; "
-                        f"{f.after_worst_label}'s changed by {page.num(f.after_worst_added_us, 0)} µs",
-        absent=(lambda f: not f.has_after_profiler or f.after_worst_added_us is None,
-                "no round was timed after the profiles")),
-    "profiler_inflates": Guard(
-        "the drawn eager step's host call under the profiler is longer than the timed eager step's host time",
-        lambda f: f.tl_static_host_ms > f.static_host_ms,
-        states=(("the profiler slows the host", "the profiler inflates host time"),),
-        found=lambda f: f"under the profiler the eager StaticCache step's call took {_ms(f.tl_static_host_ms)}, timed "
-                        f"without it {_ms(f.static_host_ms)}"),
-    "profiler_mostly_gaps": Guard(
-        "under the profiler the GPU spent most of the eager step's call in gaps between kernels",
-        lambda f: f.tl_static_gaps_ms > f.tl_static_host_ms / 2,
-        states=("most of it the gpu spent in gaps",),
-        found=lambda f: f"the gaps between kernels took {_ms(f.tl_static_gaps_ms)} of the profiled eager call's "
-                        f"{_ms(f.tl_static_host_ms)}"),
-    "replay_gaps_past_idle": Guard(
-        "under the profiler the replay's gaps add up to more than the timed replay leaves the GPU idle",
-        lambda f: f.tl_graph_gaps_ms > f.graph_idle_ms,
-        states=("add up to more than the timed replay leaves the GPU idle",),
-        found=lambda f: f"the profiled replay's gaps took {_ms(f.tl_graph_gaps_ms)}, the timed replay's idle time "
-                        f"{_ms(f.graph_idle_ms)}"),
 }

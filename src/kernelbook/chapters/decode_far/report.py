@@ -14,6 +14,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from kernelbook import fmt
 from kernelbook.chapters.decode_far import anchors
 from kernelbook.decode.report import across
 
@@ -584,12 +585,11 @@ def written(name: str) -> str:
 
 def check_cell(s: dict[str, Any]) -> str:
     """A step's check as a table cell: its largest relative error (or why none), and whether it passed."""
-    from kernelbook import page
 
     if not s["checked"]:
         return "not checked"
     if s["rel_err_max"] is None:
         how = f"{s['nonfinite']:,} non-finite logits" if s["nonfinite"] else "no error recorded"
     else:
-        how = "bit-identical" if s["bit_identical"] else f"{page.num(100 * s['rel_err_max'], 2)}%"
+        how = "bit-identical" if s["bit_identical"] else f"{fmt.num(100 * s['rel_err_max'], 2)}%"
     return f"{how}, **{'passed' if s['passed'] else 'FAILED'}**"

@@ -8,8 +8,9 @@ its lowest and highest run and whether those lie further apart than the widest r
 the verdicts read the newest run's samples.
 
 No sentence is written here: the page's Markdown reads these fields (`{{ f.ridge }}`, in the text FORMATS gives
-each) and names above each paragraph the GUARDS it rests on. This chapter is the one source of the machine's
-quantities (copy bandwidth, matmul rate, launch costs): other pages read them as `facts("machine").<field>`.
+each) and names above each paragraph the GUARDS (guards.py) it rests on. This chapter is the one source of the
+machine's quantities (copy bandwidth, matmul rate, launch costs): other pages read them as
+`facts("machine").<field>`.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kernelbook import across, bench, page
-from kernelbook.guards import Guard
+from kernelbook import across, bench, read
 
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
 GIB, MIB = 1 << 30, 1 << 20
@@ -261,9 +261,9 @@ def from_data(ceilings: dict[str, Any], laptop: dict[str, Any], eager_bytes: dic
 
 
 def facts(machine: str | None = None) -> Facts:
-    r = page.result("machine.ceilings", machine)
-    return from_data(r.data, page.result("machine.ceilings", LAPTOP).data,
-                     page.result("memory_bound.eager_bytes", machine).data, page.machine_label(r),
+    r = read.result("machine.ceilings", machine)
+    return from_data(r.data, read.result("machine.ceilings", LAPTOP).data,
+                     read.result("memory_bound.eager_bytes", machine).data, read.machine_label(r),
                      r.provenance["sm_count"], r.provenance.get("l2_bytes"), across.datas("machine.ceilings", machine))
 
 
@@ -304,88 +304,3 @@ def derive(f: Facts) -> dict[str, Any]:
 DERIVED_FROM = {"copy_vs_laptop": ("copy_gbps", "laptop_copy_gbps"),
                 "tflops_vs_laptop": ("matmul_tflops", "laptop_tflops"),
                 "ridge": ("matmul_tflops", "copy_gbps"), "ridge_over_swiglu": ("ridge", "swiglu_flop_per_byte")}
-
-def _times(x: float) -> str:
-    """As FORMATS writes a speedup ('times:1'): 7.0×."""
-    return f"{x:,.1f}×"
-
-
-def _quiet_words(f: Facts) -> str:
-    """Which launch timings settled, with each one's noise."""
-    named = (("the eager loop", f.eager_quiet, f.eager_noise), ("the graph replay", f.graph_quiet, f.graph_noise),
-             ("the host timing", f.host_quiet, f.host_noise))
-    settled = [name + ("" if noise is None else f" (±{noise:.1f}%)") for name, quiet, noise in named if quiet]
-    return f"{len(settled)} of the three launch timings settled: {', '.join(settled)}"
-
-
-def _speedup_runs(f: Facts) -> str:
-    if f.ceilings_runs == 1:
-        return (f"the graph speedup, {_times(f.launch_speedup)}, comes from a single run, so whether runs disagree "
-                "needs a second run")
-    return (f"the graph speedup's {f.ceilings_runs} runs ran from {_times(f.launch_speedup_low)} to "
-            f"{_times(f.launch_speedup_high)}, within a run's own spread")
-
-
-def _l2_words(f: Facts) -> str:
-    if f.copy_over_l2 is None:
-        return "the run did not record the L2's size, so whether the copy outgrows it is not known"
-    return f"the copied {page.num(f.copy_gib * 1024, 0)} MiB fit in the {page.num(f.l2_mib, 0)} MiB L2"
-
-
-GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
-    "ridge_above_laptop": Guard(
-        "the ridge (matmul over copy) lies further right than the laptop's: arithmetic grew more than bandwidth",
-        lambda f: f.ridge > f.laptop_ridge, states=("Arithmetic grew more than bandwidth",),
-        found=lambda f: (f"this GPU copies {page.num(f.copy_vs_laptop, 0)} times as fast as the laptop and multiplies "
-                         f"{page.num(f.tflops_vs_laptop, 0)} times as fast: its ridge, {page.num(f.ridge, 0)} FLOP "
-                         f"per byte, is no further right than the laptop's {page.num(f.laptop_ridge, 0)}")),
-    "copy_exceeds_l2": Guard(
-        "the copied tensor is larger than the L2 cache", lambda f: f.copy_over_l2 is not None and f.copy_over_l2 > 1,
-        states=("larger than the L2",), found=_l2_words),
-    "passes_quiet": Guard(
-        "the copy, the read-only and the write-only passes all settled", lambda f: f.bw_quiet,
-        states=("the copy, the read and the write settled",),
-        found=lambda f: f"not every pass settled: {', '.join(f.bw_noisy)} at the cap"),
-    "matmul_noisy": Guard(
-        "the matmul's samples were still noisy at the cap", lambda f: not f.matmul_quiet,
-        states=("The matmul did not",),
-        found=lambda f: (f"the matmul settled, at ±{page.num(f.matmul_noise, 1)}% over "
-                         f"{page.num(f.matmul_samples, 0)} samples")),
-    "swiglu_far_below_ridge": Guard(
-        f"fused SwiGLU sits at least {FAR_BELOW} times below the ridge", lambda f: f.ridge_over_swiglu >= FAR_BELOW,
-        states=("far below the ridge",),
-        found=lambda f: (f"fused SwiGLU does {page.num(f.swiglu_flop_per_byte, 2)} FLOP per byte, only "
-                         f"{page.num(f.ridge_over_swiglu, 0)} times below the ridge of {page.num(f.ridge, 0)}")),
-    "launches_noisy": Guard(
-        "the eager loop, the graph replay and the host timing all stayed noisy", lambda f: f.launch_all_noisy,
-        states=(("all three stayed noisy", "marks each launch timing noisy"),), found=_quiet_words),
-    "host_bound": Guard(
-        "the host takes longer to enqueue a launch than the GPU takes to run one from a graph",
-        lambda f: f.host_bound, states=("longer than the GPU takes to run one from a graph",),
-        found=lambda f: (f"the middle {page.pct(f.host_middle)} of the host's samples, {page.num(f.host_us_low, 1)} to "
-                         f"{page.num(f.host_us_high, 1)} µs, does not lie above the graph replay's, "
-                         f"{page.num(f.graph_us_mid_low, 2)} to {page.num(f.graph_us_mid_high, 2)} µs per kernel")),
-    "eager_paced_by_host": Guard(
-        "the eager loop's GPU time per launch is the host's enqueue time, to within the two timings' noise added "
-        "together", lambda f: abs(f.eager_us - f.host_us) <= f.host_us * (f.eager_noise + f.host_noise) / 100,
-        states=("matches the host's enqueue time within the noise",),
-        found=lambda f: (f"the eager loop took {page.num(f.eager_us, 2)} µs per launch and the host "
-                         f"{page.num(f.host_us, 2)} µs to enqueue one, "
-                         f"{page.pct(abs(f.eager_us - f.host_us) / f.host_us)} apart, more than the two timings' "
-                         f"noise of {page.num(f.eager_noise + f.host_noise, 0)}%")),
-    "host_as_laptop": Guard(
-        "the laptop's host time lies inside the middle of this machine's host samples",
-        lambda f: f.host_us_low <= f.laptop_host_us <= f.host_us_high,
-        states=(("about what it needed on the article's laptop", "counts as \"about the same\""),),
-        found=lambda f: (f"the laptop's {page.num(f.laptop_host_us, 1)} µs lies outside the middle "
-                         f"{page.pct(f.host_middle)} of this machine's host samples, {page.num(f.host_us_low, 1)} to "
-                         f"{page.num(f.host_us_high, 1)} µs")),
-    "graph_gain_below_laptop": Guard(
-        "the graph speedup is below the laptop's range", lambda f: f.launch_speedup < f.laptop_graph_low,
-        states=("gained less over the eager loop than on the laptop",),
-        found=lambda f: (f"the graph speedup is {_times(f.launch_speedup)}, against the laptop's "
-                         f"{page.num(f.laptop_graph_low, 0)} to {page.num(f.laptop_graph_high, 0)}×")),
-    "speedup_runs_vary": Guard(
-        "the graph speedup's runs lie further apart than a run's own spread", lambda f: f.launch_speedup_runs_vary,
-        states=("the runs disagree",), found=_speedup_runs),
-}

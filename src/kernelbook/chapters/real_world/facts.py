@@ -4,7 +4,7 @@ machine.ceilings and decode.six_ways on one machine, with the article's RTX 4060
 whether the speed-of-light runs (speed_of_light.add_rmsnorm, .swiglu) had Liger-Kernel to race.
 
 No sentence is written here: the page's Markdown reads these fields (`{{ f.shared_mib }}`, in the text FORMATS
-gives each) and names above each paragraph the GUARDS it rests on.
+gives each) and names above each paragraph the GUARDS (guards.py) it rests on.
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kernelbook import page
+from kernelbook import read
 from kernelbook.decode import report
-from kernelbook.guards import Guard
 
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
 MiB = 1 << 20
@@ -76,47 +75,6 @@ def derive(f: Facts) -> dict[str, Any]:
 DERIVED_FROM = {"prefill_saved_share": ("prefill_gpu_us", "prefill_compiled_us"),
                 "prefill_launch_us": ("prefill_launches", "launch_us")}
 
-def _us(x: float) -> str:
-    return f"{page.num(x, 0)} µs"
-
-
-GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
-    "prefill_kernels_shorter": Guard(
-        "at prefill the MLP half's kernels outlast a launch by less here than on the laptop",
-        lambda f: f.prefill_kernel_us_high / f.launch_us < 1e3 * f.laptop_kernel_ms_low / f.laptop_launch_us,
-        states=("that reason is weaker",),
-        found=lambda f: f"the MLP half's kernels at prefill averaged at most "
-                        f"{page.num(f.prefill_kernel_us_high, 1)} µs, "
-                        f"{page.num(f.prefill_kernel_us_high / f.launch_us, 1)} launches' worth, and the laptop's at "
-                        f"least {page.num(f.laptop_kernel_ms_low, 1)} ms, "
-                        f"{page.num(1e3 * f.laptop_kernel_ms_low / f.laptop_launch_us, 0)} launches' worth"),
-    "prefill_host_over_gpu": Guard(
-        "under the profiler eager PyTorch took longer to issue the MLP half's call at prefill than the GPU took to "
-        "run it",
-        lambda f: f.prefill_host_us > f.prefill_gpu_us,
-        states=("more than the",),
-        found=lambda f: f"under the profiler eager PyTorch spent {_us(f.prefill_host_us)} of host time on "
-                        f"{_us(f.prefill_gpu_us)} of GPU work, less than the GPU work"),
-    "prefill_launch_under_gpu": Guard(
-        "eager PyTorch's launches for the MLP half at prefill, at the unprofiled launch cost, take less than its GPU "
-        "time",
-        lambda f: f.prefill_launch_us < f.prefill_gpu_us,
-        states=("less than the GPU work",),
-        found=lambda f: f"the call's {f.prefill_launches} launches come to about {_us(f.prefill_launch_us)} at the "
-                        f"machine page's launch cost, against {_us(f.prefill_gpu_us)} of GPU work"),
-    "fusion_saves": Guard(
-        "compiling the MLP half took GPU time off it at prefill",
-        lambda f: f.prefill_saved_share > 0,
-        states=(("it pays in prefill too", "off its GPU time here"),),
-        found=lambda f: f"compiling the MLP half changed its GPU time at prefill by "
-                        f"{page.pct(-f.prefill_saved_share)}"),
-    "liger_raced": Guard(
-        "both speed-of-light runs timed Liger-Kernel's kernels beside this site's",
-        lambda f: f.liger_raced,
-        states=("races Liger's kernels",),
-        found=lambda f: "the speed-of-light runs did not have Liger-Kernel to race"),
-}
-
 
 def from_data(graph_pools: dict[str, Any], mlp_profile: dict[str, Any], ceilings: dict[str, Any],
               six_ways: dict[str, Any], laptop_profile: dict[str, Any], laptop_ceilings: dict[str, Any],
@@ -152,10 +110,10 @@ def from_data(graph_pools: dict[str, Any], mlp_profile: dict[str, Any], ceilings
 
 
 def facts(machine: str | None = None) -> Facts:
-    ceilings = page.result("machine.ceilings", machine)
-    return from_data(page.result("allocator.graph_pools", machine).data,
-                     page.result("torch_compile.mlp_profile", machine).data, ceilings.data,
-                     page.result("decode.six_ways", machine).data,
-                     page.result("torch_compile.mlp_profile", LAPTOP).data,
-                     page.result("machine.ceilings", LAPTOP).data,
-                     tuple(page.result(n, machine).data for n in SPEED_OF_LIGHT), page.machine_label(ceilings))
+    ceilings = read.result("machine.ceilings", machine)
+    return from_data(read.result("allocator.graph_pools", machine).data,
+                     read.result("torch_compile.mlp_profile", machine).data, ceilings.data,
+                     read.result("decode.six_ways", machine).data,
+                     read.result("torch_compile.mlp_profile", LAPTOP).data,
+                     read.result("machine.ceilings", LAPTOP).data,
+                     tuple(read.result(n, machine).data for n in SPEED_OF_LIGHT), read.machine_label(ceilings))

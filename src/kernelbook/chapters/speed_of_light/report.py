@@ -1,5 +1,5 @@
 """The speed-of-light page's tables and figures: how a stored config or share reads in a cell, and the two plots.
-The goal, its verdicts and every number the prose reads live in facts.py.
+The goal and its verdicts live in figures.py, every number the prose reads in facts.py.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter
 
-from kernelbook import page
-from kernelbook.chapters.speed_of_light.facts import GOAL_SHARE, LABELS
+from kernelbook import fmt, page
+from kernelbook.chapters.speed_of_light.figures import GOAL_SHARE, LABELS
 
 DODGE = 0.018  # decades of MiB between neighbouring versions' markers at one size (share_plot)
 
@@ -34,7 +34,7 @@ def share_cell(version: dict[str, Any]) -> str:
     marked where the version's rounds were still noisy when they stopped (bench.py)."""
     if "error" in version:
         return "fails"
-    return page.pct_down(version["share_of_copy"]) + ("" if version.get("quiet", True) else " noisy")
+    return fmt.pct_down(version["share_of_copy"]) + ("" if version.get("quiet", True) else " noisy")
 
 
 def goal_cell(goal: bool | str) -> str:

@@ -7,7 +7,8 @@ whether they differ (`*_runs_vary`: one value per run, no within-run spread); th
 those medians.
 
 No sentence is written here: the page's Markdown is written for the primary machine's data, reads these fields
-(`{{ f.one_saved_us }}`, in the text FORMATS gives each) and names above each paragraph the GUARDS it rests on.
+(`{{ f.one_saved_us }}`, in the text FORMATS gives each) and names above each paragraph the GUARDS it rests on
+(torch_compile.guards).
 The launch cost the page quotes is the machine chapter's `facts("machine").eager_us` (GPU time per launch when Python
 launches tiny kernels back to back, the median across machine.ceilings' runs); `machine_eager_us` here is that same
 figure, computed the same way, read only by the guard that sets it against the eager kernels.
@@ -17,22 +18,29 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kernelbook import across, page
+from kernelbook import across, read
 from kernelbook.chapters.machine import facts as machine_facts
-from kernelbook.chapters.torch_compile import generated_code as ic
-from kernelbook.guards import Guard
+from kernelbook.chapters.torch_compile.figures import (
+    Range,
+    Versus,
+    decode_compiles,
+    gemm_names,
+    gemm_share,
+    headline,
+    launches,
+    range_of,
+    versus,
+)
 
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
-SIMILAR = 1.25  # two figures are "about the same" when the larger is within this factor of the smaller
+# figures.SIMILAR: two figures are "about the same" when the larger is within that factor of the smaller
 DOMINATES = 0.5  # the matrix products "dominate" a call at this share of its GPU time or more
 BF16_BYTES = 2  # every tensor these experiments compile is bf16
 WEIGHT_POINTER = "in_ptr2"  # add + RMSNorm's third input, the (hidden,) weight, in the generated kernel's arguments
-DECODE_MODES = ("default", "reduce-overhead", "max-autotune")
 DECODE_FIELDS = {"default": "decode_default", "reduce-overhead": "decode_ro", "max-autotune": "decode_ma"}  # + _cold_s
 LABELS = {  # data keys -> how the tables name them
     ("compile", "add_rmsnorm"): "add + RMSNorm",
@@ -44,10 +52,7 @@ LABELS = {  # data keys -> how the tables name them
     ("step", "reuse"): "buffer reuse",
     ("step", "aten"): "ATen fallback",
 }
-Versus = Literal["similar", "more", "less"]  # a figure against the laptop's, by the SIMILAR factor
-Range = Literal["below", "within", "above"]  # a figure against a range the article gave
 Reread = Literal["stored", "recomputed", "none"]  # how a looped reduction gets the row again in its later loop
-_PARTITION = re.compile(r"^def (partition_\d+)\(args\):\s*$", re.M)
 _INDEX = re.compile(r"_\d+$")
 
 
@@ -247,119 +252,6 @@ class Facts:
     only_attention_outside: bool  # among the step's busiest kernels, only attention ran outside Triton
 
 
-def _versus(x: float, ref: float) -> Versus:
-    ratio = x / ref
-    return "similar" if 1 / SIMILAR <= ratio <= SIMILAR else "more" if ratio > 1 else "less"
-
-
-def _range(x: float, low: float, high: float) -> Range:
-    return "below" if x < low else "above" if x > high else "within"
-
-
-def launches(code: str) -> list[dict[str, Any]]:
-    """The steps of a generated module's call(), classified; where call() only hands its work to graph partitions
-    (max-autotune's CUDA graphs), the steps of the partitions' bodies instead."""
-    steps = ic.call_summary(code)["steps"]
-    if steps:
-        return steps
-    return [s for name in _PARTITION.findall(code)
-            for s in ic.call_summary(code.replace(f"def {name}(args):", "def call(args):", 1))["steps"]]
-
-
-_NAMED = re.compile(r"([A-Za-z_]\w*)\s*[<(]")  # a name that takes template or call arguments
-_NOT_FUNCTOR = {"lambda", "operator"}
-
-
-def _template_args(s: str) -> list[str]:
-    """The top-level arguments of the template argument list that opens at s's first '<' ([] if none)."""
-    start = s.find("<")
-    if start < 0:
-        return []
-    args, depth, cur = [], 0, ""
-    for ch in s[start + 1:]:
-        if ch in "<({":
-            depth += 1
-        elif ch in ">)}":
-            if depth == 0:  # the list's own '>'
-                break
-            depth -= 1
-        elif ch == "," and depth == 0:
-            args.append(cur.strip())
-            cur = ""
-            continue
-        cur += ch
-    return args + [cur.strip()] if cur.strip() else args
-
-
-def kernel_label(name: str) -> str:
-    """A profiler kernel name as the profile's kernel listing prints it: the kernel's template name and the functor
-    it runs, e.g. 'vectorized_elementwise_kernel · CUDAFunctor_add' ('at::native::' dropped); a name without
-    template arguments (Triton's, cuBLAS's, a copy) unchanged. The functor is the innermost named type or function
-    of the first template argument that is not a number (lambdas and call operators skipped)."""
-    s = re.sub(r"^void ", "", name)
-    if "<" not in s:
-        return s
-    kernel = s[:s.index("<")].replace("at::native::", "")
-    for arg in _template_args(s):
-        names = [m[1] for m in _NAMED.finditer(arg) if m[1] not in _NOT_FUNCTOR]
-        if names:
-            return f"{kernel} · {names[-1]}"
-        if not re.fullmatch(r"\d+", arg):  # a plain type: no functor to name
-            break
-    return kernel
-
-
-def decode_compiles(compile_warm: dict[str, Any], six_ways: dict[str, Any]) -> list[dict[str, Any]]:
-    """The decode step's compile in each mode: from the decode chapter's two-process run where it measured that mode
-    (cold and warm), else cold only from its six-ways run. later_ms: the third call, after any graph recording."""
-    out = []
-    for mode in DECODE_MODES:
-        key = "compile_" + mode.replace("-", "_")
-        if key in compile_warm["modes"]:
-            cold, warm = compile_warm["cold"]["modes"][key], compile_warm["warm"]["modes"][key]
-            out.append({"mode": mode, "cold_s": cold["compile_s"], "warm_s": warm["compile_s"],
-                        "later_ms": warm["calls_s"][-1] * 1e3, "own_run": False})
-        else:
-            setup = six_ways["setup"][key]
-            out.append({"mode": mode, "cold_s": setup["compile_s"], "warm_s": None,
-                        "later_ms": setup["calls_s"][-1] * 1e3, "own_run": True})
-    return out
-
-
-def _gemm_share(side: dict[str, Any]) -> float:
-    return sum(k["us"] for k in side["kernels"] if k["family"] == "gemm") / side["busy_us"]
-
-
-def _gemm_names(side: dict[str, Any]) -> Counter[str]:
-    return Counter(k["name"] for k in side["kernels"] if k["family"] == "gemm")
-
-
-def _one(d: dict[str, Any]) -> dict[str, Any]:
-    """The smallest token count's profile in a torch_compile.mlp_profile run."""
-    return d["by_tokens"][min(d["by_tokens"], key=int)]
-
-
-def _headline(profiles: Sequence[dict[str, Any]], compiles: Sequence[dict[str, Any]],
-              recompiles: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    def of(xs: Sequence[float]) -> across.Across:
-        return across.of([{"median": x} for x in xs])
-
-    def call_ms(i: int) -> across.Across:  # the recompile experiment's i-th call
-        return of([d["calls"][i]["seconds"] * 1e3 for d in recompiles])
-
-    later = range(2, len(recompiles[-1]["calls"]))  # the calls after the recompile
-
-    return {"mlp_runs": len(profiles), "compile_runs": len(compiles), "recompile_runs": len(recompiles),
-            **across.fields("one_saved_us", of([_one(d)["saved_us"] for d in profiles])),
-            **across.fields("one_eager_us", of([_one(d)["eager"]["busy_us"] for d in profiles])),
-            **across.fields("one_compiled_us", of([_one(d)["compiled"]["busy_us"] for d in profiles])),
-            **across.fields("norm_cold_s", of([d["add_rmsnorm"]["cold"]["first_call_s"] for d in compiles])),
-            **across.fields("norm_warm_s", of([d["add_rmsnorm"]["warm"]["first_call_s"] for d in compiles])),
-            "later_ms": tuple(call_ms(i).median for i in later),
-            **across.fields("later_first_ms", call_ms(later[0]) if later else of([0.0])),
-            **across.fields("later_last_ms", call_ms(later[-1]) if later else of([0.0])),
-            **across.fields("recompile_s", of([d["calls"][1]["seconds"] for d in recompiles]))}
-
 
 def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time: dict[str, Any],
               recompiles: dict[str, Any], graph_breaks: dict[str, Any], modes: dict[str, Any],
@@ -372,7 +264,7 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
     given alone), which the headline times read; ceilings_runs: every run of machine.ceilings of the current code
     (default: ceilings alone), whose median launch cost is the machine chapter's eager_us."""
     runs = runs or {}
-    head = _headline(runs.get("mlp_profile") or [mlp_profile], runs.get("compile_time") or [compile_time],
+    head = headline(runs.get("mlp_profile") or [mlp_profile], runs.get("compile_time") or [compile_time],
                     runs.get("recompiles") or [recompiles])
     lc, lp, lt, lr, lg, lm = (laptop[n] for n in ("codegen", "mlp_profile", "compile_time", "recompiles",
                                                    "graph_breaks", "modes"))
@@ -399,7 +291,7 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
     eager_copies = sum(x["family"] == "copy" for x in small["eager"]["kernels"])
     machine_eager_us = across.of([machine_facts.eager_launch(d) for d in (ceilings_runs or [ceilings])]).median
     big_share = big["saved_us"] / big["eager"]["busy_us"]
-    big_renamed = sum((_gemm_names(big["compiled"]) - _gemm_names(big["eager"])).values())
+    big_renamed = sum((gemm_names(big["compiled"]) - gemm_names(big["eager"])).values())
     # compile time
     dec = decode_compiles(compile_warm, six_ways)
     cold = [d["cold_s"] for d in dec]
@@ -449,7 +341,7 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         one_saved_share=head["one_saved_us"] / head["one_eager_us"],
         laptop_one_saved_low=lp["saved_us_1token_low"], laptop_one_saved_high=lp["saved_us_1token_high"],
         laptop_one_removed=lp["kernels_removed_1token"],
-        one_saved_vs_laptop=_range(head["one_saved_us"], lp["saved_us_1token_low"], lp["saved_us_1token_high"]),
+        one_saved_vs_laptop=range_of(head["one_saved_us"], lp["saved_us_1token_low"], lp["saved_us_1token_high"]),
         eager_kernel_us_low=eager_us[0], eager_kernel_us_high=eager_us[-1],
         eager_kernel_us_median=statistics.median(eager_us),
         laptop_kernel_us_low=lp["removed_kernel_us_low"], laptop_kernel_us_high=lp["removed_kernel_us_high"],
@@ -463,15 +355,15 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         big_compiled_us=big["compiled"]["busy_us"], big_saved_share=big_share,
         laptop_big_saved_ms=lp["saved_ms_2048"], laptop_big_eager_ms=lp["eager_ms_2048"],
         laptop_big_saved_share=lp["saved_pct_2048"] / 100,
-        big_saving_vs_laptop=_versus(big_share, lp["saved_pct_2048"] / 100),
-        big_gemm_share_eager=_gemm_share(big["eager"]), big_gemm_share_compiled=_gemm_share(big["compiled"]),
-        big_gemm_dominates=_gemm_share(big["eager"]) >= DOMINATES,
-        big_gemms=sum(_gemm_names(big["compiled"]).values()), big_gemm_renamed=big_renamed,
-        big_gemm_same=_gemm_names(big["compiled"]) == _gemm_names(big["eager"]),
+        big_saving_vs_laptop=versus(big_share, lp["saved_pct_2048"] / 100),
+        big_gemm_share_eager=gemm_share(big["eager"]), big_gemm_share_compiled=gemm_share(big["compiled"]),
+        big_gemm_dominates=gemm_share(big["eager"]) >= DOMINATES,
+        big_gemms=sum(gemm_names(big["compiled"]).values()), big_gemm_renamed=big_renamed,
+        big_gemm_same=gemm_names(big["compiled"]) == gemm_names(big["eager"]),
         mlp_cold_s=compile_time["mlp_1token"]["cold"]["first_call_s"],
         mlp_warm_s=compile_time["mlp_1token"]["warm"]["first_call_s"],
         laptop_norm_cold_s=lt["add_rmsnorm_cold_s"],
-        norm_cold_vs_laptop=_versus(head["norm_cold_s"], lt["add_rmsnorm_cold_s"]),
+        norm_cold_vs_laptop=versus(head["norm_cold_s"], lt["add_rmsnorm_cold_s"]),
         decode_cold_low=min(cold), decode_cold_high=max(cold), decode_cold_slowest=slowest["mode"],
         decode_warm_low=min(warm), decode_warm_high=max(warm),
         laptop_decode_cold_low=lt["decode_cold_s_low"], laptop_decode_cold_high=lt["decode_cold_s_high"],
@@ -481,12 +373,12 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
         decode_default_cold_s=default_cold, decode_default_cold_other_s=default_other,
         **{DECODE_FIELDS[d["mode"]] + "_cold_s": d["cold_s"] for d in dec if d["mode"] != "default"},
         **{DECODE_FIELDS[d["mode"]] + "_warm_s": d["warm_s"] for d in dec},
-        decode_cold_runs_differ=_versus(default_cold, default_other) != "similar",
+        decode_cold_runs_differ=versus(default_cold, default_other) != "similar",
         decode_shared_cache=len(warm_order) > 1, decode_first_mode=warm_order[0] if warm_order else "",
         decode_later_modes=tuple(warm_order[1:]),
         recompile_tokens=tuple(c["tokens"] for c in calls), first_call_s=calls[0]["seconds"],
         second_tokens=calls[1]["tokens"], second_recompiled=calls[1]["graphs_compiled"] > 0,
-        laptop_recompile_s=lr["recompile_s"], recompile_vs_laptop=_versus(head["recompile_s"], lr["recompile_s"]),
+        laptop_recompile_s=lr["recompile_s"], recompile_vs_laptop=versus(head["recompile_s"], lr["recompile_s"]),
         later_tokens=tuple(c["tokens"] for c in later),
         later_graphs=sum(c["graphs_compiled"] for c in later),
         later_quiet=all(c["graphs_compiled"] == 0 for c in later),
@@ -522,16 +414,16 @@ def from_data(codegen: dict[str, Any], mlp_profile: dict[str, Any], compile_time
 
 
 def facts(machine: str | None = None) -> Facts:
-    r = page.result("torch_compile.codegen", machine)
-    data = {n: page.result(f"torch_compile.{n}", machine).data
+    r = read.result("torch_compile.codegen", machine)
+    data = {n: read.result(f"torch_compile.{n}", machine).data
             for n in ("codegen", "mlp_profile", "compile_time", "recompiles", "graph_breaks", "modes")}
-    laptop = {n: page.result(f"torch_compile.{n}", LAPTOP).data for n in data}
-    return from_data(**data, ceilings=page.result("machine.ceilings", machine).data,
-                     compile_warm=page.result("decode.compile_warm", machine).data,
-                     six_ways=page.result("decode.six_ways", machine).data,
-                     constraints=page.result("decode.constraints", machine).data, laptop=laptop,
+    laptop = {n: read.result(f"torch_compile.{n}", LAPTOP).data for n in data}
+    return from_data(**data, ceilings=read.result("machine.ceilings", machine).data,
+                     compile_warm=read.result("decode.compile_warm", machine).data,
+                     six_ways=read.result("decode.six_ways", machine).data,
+                     constraints=read.result("decode.constraints", machine).data, laptop=laptop,
                      ceilings_runs=across.datas("machine.ceilings", machine),
-                     gpu=page.machine_label(r),
+                     gpu=read.machine_label(r),
                      runs={n: across.datas(f"torch_compile.{n}", machine) for n in ("mlp_profile", "compile_time",
                                                                                      "recompiles")})
 
@@ -565,9 +457,9 @@ def derive(f: Facts) -> dict[str, Any]:
     big = f.big_eager_us - f.big_compiled_us
     cold, warm = _decode_times(f, "cold"), _decode_times(f, "warm")
     return {"one_saved_us": one, "one_saved_share": one / f.one_eager_us,
-            "one_saved_vs_laptop": _range(one, f.laptop_one_saved_low, f.laptop_one_saved_high),
+            "one_saved_vs_laptop": range_of(one, f.laptop_one_saved_low, f.laptop_one_saved_high),
             "big_saved_us": big, "big_saved_share": big / f.big_eager_us,
-            "big_saving_vs_laptop": _versus(big / f.big_eager_us, f.laptop_big_saved_share),
+            "big_saving_vs_laptop": versus(big / f.big_eager_us, f.laptop_big_saved_share),
             "decode_cold_low": min(cold.values()), "decode_cold_high": max(cold.values()),
             "decode_cold_slowest": max(cold, key=lambda m: cold[m]),
             "decode_cold_above_laptop": max(cold.values()) > f.laptop_decode_cold_high,
@@ -588,210 +480,3 @@ DERIVED_FROM = {"one_saved_us": ("one_eager_us", "one_compiled_us"),
                 "decode_cold_above_laptop": (*_COLD, "laptop_decode_cold_high"),
                 **dict.fromkeys(("decode_warm_low", "decode_warm_high"), _WARM),
                 "decode_warm_above_laptop": (*_WARM, "laptop_decode_warm_high")}
-
-def _s(x: float | None) -> str:
-    return f"{page.num(x, 1)} s"
-
-
-def _us(x: float | None) -> str:
-    return f"{page.num(x, 1)} µs"
-
-
-GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
-    "gemms_to_cublas": Guard(
-        "the compiled one-token MLP half hands its matrix products to cuBLAS",
-        lambda f: f.mlp_extern > 0,
-        states=("handed every     matrix product to cuBLAS",),
-        found=lambda f: "the compiled one-token MLP half made no cuBLAS call"),
-    "one_saves": Guard(
-        "compiling took GPU time off the MLP half at one token",
-        lambda f: f.one_saved_us > 0,
-        states=("of the GPU time",),
-        found=lambda f: f"compiling changed the MLP half's GPU time at one token by {_us(-f.one_saved_us)}"),
-    "big_saves": Guard(
-        "compiling took GPU time off the MLP half at prefill size",
-        lambda f: f.big_saved_share > 0,
-        states=("tokens it saved",),
-        found=lambda f: f"compiling changed the MLP half's GPU time at {f.big_tokens} tokens by "
-                        f"{page.pct(-f.big_saved_share)}"),
-    "gemm_dominates": Guard(
-        "at prefill size the matrix products take most of eager's GPU time",
-        lambda f: f.big_gemm_dominates,
-        states=("are most of the work",),
-        found=lambda f: f"at {f.big_tokens} tokens the matrix products took {page.pct(f.big_gemm_share_eager)} of "
-                        "eager's GPU time"),
-    "norm_as_laptop": Guard(
-        "Inductor wrote as many kernels for add + RMSNorm as on the article's laptop",
-        lambda f: f.norm_kernels_as_laptop,
-        states=("as on the article's laptop",),
-        found=lambda f: f"Inductor wrote {f.norm_kernels} kernels for add + RMSNorm, the laptop "
-                        f"{f.laptop_norm_kernels}"),
-    "norm_chunked": Guard(
-        "the add + RMSNorm kernel walks each row in blocks",
-        lambda f: f.norm_chunked,
-        states=("walks each row in blocks",),
-        found=lambda f: "the add + RMSNorm kernel holds each row at once"),
-    "norm_rereads_h": Guard(
-        "the add + RMSNorm kernel loads the stored h back in a later loop",
-        lambda f: f.norm_reread == "stored",
-        states=("a later loop loads `h` back",),
-        found=lambda f: "the add + RMSNorm kernel does not load the stored h back in a later loop"),
-    "weight_kept": Guard(
-        "the weight vector's load carries the hint to keep it in cache",
-        lambda f: f.weight_kept,
-        states=("`evict_last` on the weight vector",),
-        found=lambda f: "the weight vector's load carries no hint to keep it in cache"),
-    "others_dropped": Guard(
-        "the kernel's other loads carry the hint to let the cache drop them",
-        lambda f: f.evict_first > 0,
-        states=("`evict_first`",),
-        found=lambda f: "no load of the kernel carries the hint to let the cache drop it"),
-    "shape_baked": Guard(
-        "both sizes of the input are literals in the kernel's source",
-        lambda f: f.shape_baked,
-        states=("both sizes are literals in the source",),
-        found=lambda f: "the kernel's source takes the input's sizes as arguments"),
-    "mlp_as_laptop": Guard(
-        "the MLP half's call() has the laptop's Triton kernels and cuBLAS calls",
-        lambda f: f.mlp_as_laptop,
-        states=("the split the article printed from its laptop",),
-        found=lambda f: f"the MLP half's call() ran {f.mlp_triton} Triton kernels, {f.mlp_mm} mm and {f.mlp_addmm} "
-                        f"addmm calls; the laptop's {f.laptop_mlp_triton}, {f.laptop_mlp_mm} and {f.laptop_mlp_addmm}"),
-    "residual_in_addmm": Guard(
-        "an addmm with beta=1 adds the second residual",
-        lambda f: f.residual_in_addmm,
-        states=("cuBLAS adds it while it writes the down projection",),
-        found=lambda f: "no addmm takes the residual as its input: a kernel of Inductor's adds it"),
-    "one_saved_as_laptop": Guard(
-        "the GPU time saved at one token lies inside the laptop's range",
-        lambda f: f.one_saved_vs_laptop == "within",
-        states=("inside the range the article measured",),
-        found=lambda f: f"compiling saved {_us(f.one_saved_us)} at one token, {f.one_saved_vs_laptop} the laptop's "
-                        f"{page.num(f.laptop_one_saved_low, 0)} to {page.num(f.laptop_one_saved_high, 0)} µs"),
-    "launch_beats_kernel": Guard(
-        "a launch from Python costs more than the median eager kernel runs",
-        lambda f: f.launch_beats_kernel,
-        states=("more than most of them run",),
-        found=lambda f: f"a launch from Python costs {_us(f.machine_eager_us)}, and the median eager kernel ran "
-                        f"{_us(f.eager_kernel_us_median)}"),
-    "addmm_copy": Guard(
-        "the compiled call copies the residual once for its addmm, where eager makes no copy",
-        lambda f: f.addmm_copies == 1 and f.eager_copies == 0,
-        states=("the compiled call adds one device-to-device copy",),
-        found=lambda f: f"the compiled call made {f.addmm_copies} device-to-device copies, eager {f.eager_copies}"),
-    "big_share_above_laptop": Guard(
-        "at prefill size compiling saved a larger share than on the laptop",
-        lambda f: f.big_saving_vs_laptop == "more",
-        states=("the saved share is larger than on the laptop",),
-        found=lambda f: f"at {f.big_tokens} tokens compiling saved {page.pct(f.big_saved_share)}, the laptop "
-                        f"{page.pct(f.laptop_big_saved_share)}"),
-    "gemm_renamed": Guard(
-        "at prefill size cuBLAS runs another kernel for some matrix product in the compiled call",
-        lambda f: f.big_gemm_renamed > 0,
-        states=("picked another kernel for some of them",),
-        found=lambda f: f"at {f.big_tokens} tokens cuBLAS ran the same kernels for all {f.big_gemms} matrix products "
-                        "in the compiled call"),
-    "norm_cold_as_laptop": Guard(
-        "add + RMSNorm's cold compile took about as long as the laptop's",
-        lambda f: f.norm_cold_vs_laptop == "similar",
-        states=("compiled in about the time the article measured",),
-        found=lambda f: f"add + RMSNorm's cold compile took {_s(f.norm_cold_s)}, the laptop's "
-                        f"{_s(f.laptop_norm_cold_s)}"),
-    "decode_cold_slower": Guard(
-        "the slowest cold decode compile took longer than the laptop's slowest",
-        lambda f: f.decode_cold_above_laptop,
-        states=("took longer than the laptop's slowest, cold",),
-        found=lambda f: f"the slowest cold decode compile took {_s(f.decode_cold_high)}, the laptop's "
-                        f"{_s(f.laptop_decode_cold_high)}"),
-    "decode_warm_slower": Guard(
-        "the slowest warm decode compile took longer than the laptop's slowest",
-        lambda f: f.decode_warm_above_laptop,
-        states=("cold and warm",),
-        found=lambda f: f"the slowest warm decode compile took {_s(f.decode_warm_high)}, the laptop's "
-                        f"{_s(f.laptop_decode_warm_high)}"),
-    "recompiled": Guard(
-        "the second token count failed its guard and compiled a second graph",
-        lambda f: f.second_recompiled,
-        states=("compiled a second graph",),
-        found=lambda f: f"the call with {f.second_tokens} tokens compiled no second graph"),
-    "recompile_as_laptop": Guard(
-        "the recompile took about the laptop's time",
-        lambda f: f.recompile_vs_laptop == "similar",
-        states=("close to the article's time",),
-        found=lambda f: f"the recompile took {page.num(f.recompile_s, 2)} s, the laptop's "
-                        f"{page.num(f.laptop_recompile_s, 2)} s"),
-    "later_quiet": Guard(
-        "no call after the recompile compiled anything",
-        lambda f: f.later_quiet,
-        states=("the calls after it compiled nothing",),
-        found=lambda f: f"the calls after the recompile compiled {f.later_graphs} more graphs"),
-    "checked_broke": Guard(
-        "the .item() check broke the graph",
-        lambda f: f.checked_broke,
-        states=("found the same break",),
-        found=lambda f: "the .item() check did not break the graph"),
-    "breaks_as_laptop": Guard(
-        "the checked function broke into as many graphs as on the laptop",
-        lambda f: f.checked_as_laptop,
-        states=("as on the article's laptop",),
-        found=lambda f: f"the checked function compiled as {f.checked_graphs} graphs with {f.checked_breaks} breaks, "
-                        f"the laptop's as {f.laptop_checked_graphs} with {f.laptop_checked_breaks}"),
-    "decode_unbroken": Guard(
-        "the decode step compiles as one graph with no break",
-        lambda f: f.decode_unbroken,
-        states=("it compiles as one graph",),
-        found=lambda f: f"the decode step compiled as {f.decode_graphs} graphs with {f.decode_breaks} breaks"),
-    "big_gpu_here": Guard(
-        "this GPU passes Inductor's big-GPU test",
-        lambda f: f.is_big_gpu,
-        states=("and passes",),
-        found=lambda f: f"this GPU fails Inductor's big-GPU test, with {f.sm_count} SMs against its {f.min_sms}"),
-    "laptop_small": Guard(
-        "the laptop fell short of the same big-GPU threshold",
-        lambda f: f.same_threshold and not f.laptop_big,
-        states=("fell short",),
-        found=lambda f: f"the laptop's {f.laptop_sm_count} SMs met its threshold of {f.laptop_min_sms}, this torch's "
-                        f"{f.min_sms}"),
-    "rewrite_needs_cdt": Guard(
-        "the one-row matmul rewrite needs coordinate descent tuning",
-        lambda f: f.mm_rewrite_needs_cdt,
-        states=("does this only with `coordinate_descent_tuning`",),
-        found=lambda f: "Inductor's mm decomposition rewrites one-row products without coordinate descent tuning"),
-    "ma_sets_cdt": Guard(
-        "max-autotune turns coordinate descent tuning on",
-        lambda f: f.ma_sets_cdt,
-        states=("which max-autotune turns on",),
-        found=lambda f: "max-autotune leaves coordinate descent tuning off"),
-    "ma_all_triton": Guard(
-        "max-autotune ran the one-token MLP half with no cuBLAS call",
-        lambda f: f.ma_all_triton,
-        states=("no cuBLAS call",),
-        found=lambda f: f"max-autotune's one-token MLP half made {f.ma_extern} cuBLAS calls"),
-    "ma_mm_fused": Guard(
-        "under max-autotune the down projection is a Triton reduction named for mm and its fused operations",
-        lambda f: f.ma_down_found,
-        states=("turned into a reduction",),
-        found=lambda f: "under max-autotune no Triton kernel of the MLP half names mm"),
-    "decode_templates": Guard(
-        "matrix products with a bias ran as Triton templates in the decode step",
-        lambda f: f.decode_uses_templates,
-        states=("ran as Triton templates",),
-        found=lambda f: "no matrix product of the decode step ran as a Triton template"),
-    "laptop_kept_cublas": Guard(
-        "the laptop ran as many matrix products with a bias on cuBLAS as ran here as Triton templates",
-        lambda f: f.laptop_bias_cublas >= max(f.decode_bias_templates, 1),
-        states=("kept them all on cuBLAS",),
-        found=lambda f: f"the laptop ran {f.laptop_bias_cublas} matrix products with a bias on cuBLAS, against "
-                        f"{f.decode_bias_templates} Triton templates here"),
-    "only_attention_outside": Guard(
-        "among the decode step's busiest kernels under max-autotune only attention ran outside Triton",
-        lambda f: f.only_attention_outside,
-        states=("only attention ran outside Triton",),
-        found=lambda f: "among the decode step's busiest kernels under max-autotune, more than attention ran "
-                        "outside Triton"),
-    "decode_shared_cache": Guard(
-        "the two-process run compiles several modes into one cache",
-        lambda f: f.decode_shared_cache,
-        states=("into the same cache directory",),
-        found=lambda f: f"each process compiled only {f.decode_first_mode} mode"),
-}
