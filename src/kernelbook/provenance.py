@@ -1,4 +1,5 @@
-"""What a measurement ran on: the GPU, its clocks and power limit (read at start and at end), versions, git state;
+"""What a measurement ran on: the GPU (its UUID too), its clocks, power and temperature (read at start and at end,
+and sampled every SAMPLE_MS while the experiment runs), the host (CPU model, vCPUs, kernel), versions, git state;
 and what the repository's history can refute about a stored run (git_problems)."""
 
 from __future__ import annotations
@@ -7,8 +8,11 @@ import hashlib
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
+import threading
+import time
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -29,6 +33,78 @@ def nvidia_smi() -> dict[str, str]:
         return {}
     values = [v.strip() for v in out.strip().splitlines()[0].split(",")]
     return dict(zip(SMI_FIELDS, values, strict=False))
+
+
+SAMPLED = ("clocks.sm", "clocks.mem", "power.draw", "temperature.gpu")  # MHz, MHz, W, C
+SAMPLE_MS = 500  # nvidia-smi's own loop (-lms): one process for the whole run, not one per reading
+KEEP_SAMPLES = 240  # at most this many samples are stored (evenly thinned); the summary is over all of them
+
+
+class Sampler:
+    """nvidia-smi's readings of SAMPLED every SAMPLE_MS while the experiment runs, in a thread of the process that
+    runs it: `with Sampler() as s: ...; s.summary()`. Where nvidia-smi cannot run, no samples (the summary says 0)."""
+
+    def __init__(self, every_ms: int = SAMPLE_MS) -> None:
+        self.every_ms, self.samples, self._proc, self._thread = every_ms, [], None, None
+        self._t0 = time.perf_counter()
+
+    def __enter__(self) -> Sampler:
+        try:
+            self._proc = subprocess.Popen(
+                ["nvidia-smi", f"--query-gpu={','.join(SAMPLED)}", "--format=csv,noheader,nounits",
+                 f"-lms={self.every_ms}", "-i", os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0]],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        except OSError:
+            return self
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+        return self
+
+    def _read(self) -> None:
+        for line in self._proc.stdout:  # type: ignore[union-attr]
+            try:
+                values = [float(v) for v in line.split(",")]
+            except ValueError:  # "[N/A]" or a torn line
+                continue
+            if len(values) == len(SAMPLED):
+                self.samples.append((round(time.perf_counter() - self._t0, 2), *values))
+
+    def __exit__(self, *exc: object) -> None:
+        if self._proc is not None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def summary(self) -> dict[str, object]:
+        """{every_ms, n, fields, each field's min/median/max over every sample, samples: [[t_s, *values]] thinned}."""
+        n = len(self.samples)
+        stats = {f: {"min": min(col), "median": statistics.median(col), "max": max(col)}
+                 for f, col in zip(SAMPLED, zip(*(x[1:] for x in self.samples), strict=False), strict=False)} \
+            if n else {}
+        step = max(1, -(-n // KEEP_SAMPLES))
+        return {"every_ms": self.every_ms, "n": n, "fields": ["t_s", *SAMPLED], "stats": stats,
+                "samples": [list(x) for x in self.samples[::step]]}
+
+
+def host() -> dict[str, object]:
+    """The machine around the GPU: its CPU model, how many vCPUs it has and this process may use, the kernel, and
+    what the firmware calls the machine (a cloud VM names itself there); None where it cannot be read."""
+    def read(path: str) -> str | None:
+        try:
+            return Path(path).read_text().strip() or None
+        except OSError:
+            return None
+
+    cpu = next((ln.split(":", 1)[1].strip() for ln in (read("/proc/cpuinfo") or "").splitlines()
+                if ln.startswith("model name")), None) or platform.processor() or None
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    product = " ".join(x for x in (read("/sys/class/dmi/id/sys_vendor"), read("/sys/class/dmi/id/product_name")) if x)
+    return {"cpu_model": cpu, "vcpus": os.cpu_count(), "usable_cpus": usable, "kernel": platform.release(),
+            "machine": product or None}
 
 
 def _version(pkg: str) -> str | None:
@@ -60,8 +136,10 @@ def device() -> dict[str, object]:
     if not torch.cuda.is_available():
         raise RuntimeError("no CUDA GPU is visible (torch.cuda.is_available() is False)")
     p = torch.cuda.get_device_properties(0)
+    uuid = getattr(p, "uuid", None)  # torch >= 2.1; nvidia-smi calls it GPU-<uuid>
     return {"gpu": p.name, "sm_count": p.multi_processor_count, "memory_bytes": p.total_memory,
-            "capability": f"{p.major}.{p.minor}", "l2_bytes": getattr(p, "L2_cache_size", None)}
+            "capability": f"{p.major}.{p.minor}", "l2_bytes": getattr(p, "L2_cache_size", None),
+            "gpu_uuid": f"GPU-{uuid}" if uuid is not None else None}
 
 
 def versions() -> dict[str, str | None]:
@@ -74,12 +152,13 @@ def versions() -> dict[str, str | None]:
 
 def start() -> dict[str, object]:
     return {"started_utc": datetime.now(UTC).isoformat(timespec="seconds"), **device(), "versions": versions(),
-            "git": git_state(), "smi_start": nvidia_smi(), "argv": sys.argv[1:]}
+            "host": host(), "git": git_state(), "smi_start": nvidia_smi(), "argv": sys.argv[1:]}
 
 
-def finish(prov: dict[str, object], duration_s: float) -> dict[str, object]:
+def finish(prov: dict[str, object], duration_s: float, sampled: Sampler | None = None) -> dict[str, object]:
     smi_end = nvidia_smi()
-    return {**prov, "duration_s": round(duration_s, 2), "smi_end": smi_end,
+    more = {"smi_samples": sampled.summary()} if sampled is not None else {}
+    return {**prov, "duration_s": round(duration_s, 2), "smi_end": smi_end, **more,
             "driver": smi_end.get("driver_version") or prov.get("smi_start", {}).get("driver_version")}
 
 

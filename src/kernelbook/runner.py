@@ -215,7 +215,8 @@ def child(name: str, out: str) -> int:
     prov = provenance.start()
     module, func = e.entry.split(":")
     t0 = time.perf_counter()
-    data = getattr(importlib.import_module(module), func)()
-    prov = provenance.finish({**prov, "experiment": e.name}, time.perf_counter() - t0)
+    with provenance.Sampler() as sampled:  # the GPU's clocks, power and temperature while the experiment runs
+        data = getattr(importlib.import_module(module), func)()
+    prov = provenance.finish({**prov, "experiment": e.name}, time.perf_counter() - t0, sampled)
     Path(out).write_text(json.dumps({"data": data, "provenance": prov}, allow_nan=False))
     return 0

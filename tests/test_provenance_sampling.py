@@ -1,0 +1,53 @@
+"""What a run records of its machine (issue 57): the host around the GPU, and the GPU's clocks, power and temperature
+sampled while the experiment runs. On this CPU machine nvidia-smi is a stand-in script on PATH."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+
+from kernelbook import provenance
+
+
+def _fake_smi(tmp_path, lines: list[str], pause_s: float = 0.02) -> None:
+    """An nvidia-smi that prints `lines` one by one, then waits to be stopped, as `-lms` does."""
+    script = tmp_path / "nvidia-smi"
+    body = "".join(f"echo '{ln}'; sleep {pause_s}\n" for ln in lines)
+    script.write_text(f"#!/bin/sh\n{body}sleep 30\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+
+
+def test_the_sampler_keeps_each_reading_and_summarises_them(tmp_path, monkeypatch):
+    _fake_smi(tmp_path, ["1980, 3201, 412.5, 51", "[N/A], 3201, 400, 52", "1755, 3201, 398.0, 53", "1980, 3201"])
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    with provenance.Sampler(every_ms=20) as s:
+        deadline = time.time() + 5
+        while len(s.samples) < 2 and time.time() < deadline:
+            time.sleep(0.02)
+    out = s.summary()
+    assert out["n"] == 2  # the N/A line and the torn one are not readings
+    assert out["stats"]["clocks.sm"] == {"min": 1755.0, "median": 1867.5, "max": 1980.0}
+    assert out["stats"]["temperature.gpu"]["max"] == 53.0
+    assert [len(x) for x in out["samples"]] == [5, 5] and out["fields"][0] == "t_s"
+
+
+def test_without_nvidia_smi_there_are_no_samples_and_no_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # nothing to run
+    with provenance.Sampler() as s:
+        pass
+    assert s.summary()["n"] == 0 and s.summary()["stats"] == {}
+
+
+def test_many_samples_are_thinned_to_the_kept_number():
+    s = provenance.Sampler()
+    s.samples = [(i * 0.5, 1980.0, 3201.0, 400.0, 50.0) for i in range(1000)]
+    out = s.summary()
+    assert out["n"] == 1000 and len(out["samples"]) <= provenance.KEEP_SAMPLES
+    assert out["samples"][0][0] == 0.0 and out["stats"]["power.draw"]["median"] == 400.0
+
+
+def test_the_host_is_named():
+    h = provenance.host()
+    assert h["vcpus"] == os.cpu_count() and 1 <= h["usable_cpus"] <= h["vcpus"]
+    assert h["kernel"] and (h["cpu_model"] is None or isinstance(h["cpu_model"], str))
