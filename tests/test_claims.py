@@ -171,8 +171,12 @@ def test_every_row_shows_the_median_of_the_runs_that_decided_it():
                      quiet=lambda d: d.get("quiet", True))
     runs = [("r1", {"diffs": [1.0], "a": 43.0, "b": 1055.0}), ("r2", {"diffs": [2.0], "a": 52.8, "b": 1089.9}),
             ("r3", {"diffs": [-1.0, 3.0], "a": 69.2, "b": 1062.8, "quiet": False})]
-    j = V.decide(row, "m", runs, {})  # the third run is noisy: the first two decide, and only they are shown
-    assert (j.verdict, [r.run for r in j.deciding], j.figure) == (V.HOLDS, ["r1", "r2"], "47.9 vs 1,072.5 µs")
+    j = V.decide(row, "m", runs, {})  # the third run is noisy, but its median leans the same way: all three agree
+    assert (j.verdict, [r.run for r in j.deciding], j.figure) == (V.HOLDS, ["r1", "r2", "r3"], "52.8 vs 1,062.8 µs")
+    assert j.readings[2].leans == V.HOLDS and j.readings[0].leans is None
+    runs[2][1]["diffs"] = [-3.0, 1.0]  # its median now leans the other way: the runs disagree
+    j = V.decide(row, "m", runs, {})
+    assert (j.verdict, j.figure) == (V.VARIES, "43.0 vs 1,055.0 µs · 52.8 vs 1,089.9 µs · 69.2 vs 1,062.8 µs")
     assert V.median_text(["1 graph, 0 breaks", "1 graph, 2 breaks", "1 graph, 1 break"]) is None  # words differ
     assert V.median_text(["-0.14 ms", "-0.01 ms", "0.20 ms"]) == "-0.01 ms"
     assert V.median_text(["triton_red_fused_0", "triton_red_fused_0"]) == "triton_red_fused_0"
@@ -280,10 +284,27 @@ def test_a_noisy_figure_decides_only_where_every_round_agrees(found):
 
 
 def test_a_noisy_run_does_not_outvote_a_decided_one():
-    reading = lambda v: V.Reading("run", v, "x", 1.0, None, None, 1, v == V.NOISY)  # noqa: E731
+    reading = lambda v, leans=None: V.Reading("run", v, "x", 1.0, None, None, 1, v == V.NOISY, leans)  # noqa: E731
     assert V.combine([reading(V.NOISY), reading(V.HOLDS)]) == V.HOLDS
+    assert V.combine([reading(V.NOISY, V.HOLDS), reading(V.HOLDS)]) == V.HOLDS  # its median leans the same way
     assert V.combine([reading(V.NOISY), reading(V.NOISY)]) == V.NOISY
+    assert V.combine([reading(V.NOISY, V.HOLDS), reading(V.NOISY, V.FAILS)]) == V.NOISY  # none decides
     assert V.combine([reading(V.NOISY), reading(V.HOLDS), reading(V.FAILS)]) == V.VARIES
+
+
+def test_a_noisy_run_whose_median_leans_another_way_makes_the_row_vary():
+    """Issue 57, item 8: a row whose runs decide differently reads *varies*, a noisy run's median included."""
+    reading = lambda v, leans=None: V.Reading("run", v, "x", 1.0, None, None, 1, v == V.NOISY, leans)  # noqa: E731
+    assert V.combine([reading(V.REPRODUCED), reading(V.NOISY, V.OTHER_SIZE)]) == V.VARIES
+    assert V.combine([reading(V.NOISY, V.REPRODUCED), reading(V.REPRODUCED)]) == V.REPRODUCED
+    row = _figure(rounds=True)  # 5 ± 15%: 4.25 to 5.75
+    leaning_out = ("r2", {"x": 8.0, "rounds": [2.0, 9.0]})  # noisy, its median above the band
+    leaning_in = ("r2", {"x": 5.2, "rounds": [2.0, 9.0]})  # noisy, its median inside it
+    out = V.decide(row, "m", [("r1", {"x": 5.1, "rounds": [5.0, 5.2]}), leaning_out], {})
+    assert [(r.verdict, r.leans) for r in out.readings] == [(V.REPRODUCED, None), (V.NOISY, V.OTHER_SIZE)]
+    assert (out.verdict, out.figure, len(out.deciding)) == (V.VARIES, "5.1 · 8.0", 2)  # each run's figure
+    inside = V.decide(row, "m", [("r1", {"x": 5.1, "rounds": [5.0, 5.2]}), leaning_in], {})
+    assert (inside.verdict, inside.figure, len(inside.deciding)) == (V.REPRODUCED, "5.15", 2)  # both runs' median
 
 
 def test_the_68_sm_threshold_is_a_fact_about_torch_that_can_fail(found):
@@ -452,8 +473,20 @@ def test_the_cached_allocation_is_faster_only_where_every_pair_of_samples_says_s
 
 
 def test_the_figure_shown_is_the_one_the_verdict_was_decided_on():
-    """A noisy newest run does not decide: the ledger shows the figure of the runs that did, not the newest's."""
+    """A noisy newest run does not decide: where it has no median of its own to lean on (a run with no rounds, still
+    noisy), the ledger shows the figure of the runs that did, not the newest's."""
     row = _figure(rounds=True)
-    j = V.decide(row, "m", [("r1", {"x": 5.1, "rounds": [5.0, 5.2]}), ("r2", {"x": 8.0, "rounds": [2.0, 9.0]})], {})
-    assert [r.verdict for r in j.readings] == [V.REPRODUCED, V.NOISY]
-    assert (j.verdict, j.figure) == (V.REPRODUCED, "5.1")
+    noisy = V.Reading("r2", V.NOISY, "8.0", 8.0, 2.0, 9.0, 2, True)  # no lean: it cannot say which way it points
+    j = V.Judgement(row, "m", V.combine([V.read(row, {"x": 5.1, "rounds": [5.0, 5.2]}, "r1", {}), noisy]), "",
+                    (V.read(row, {"x": 5.1, "rounds": [5.0, 5.2]}, "r1", {}), noisy))
+    assert (j.verdict, j.figure, len(j.deciding)) == (V.REPRODUCED, "5.1", 1)
+
+
+def test_a_band_whose_ends_print_alike_reads_as_one_value():
+    """Issue 60: '1–1 (±5%)' printed a range whose ends read the same."""
+    row = V.figure("t", PARTS[0], "index.md", "one launch", value=lambda d: d["x"], band=Band(share=0.05),
+                   fmt=lambda x: f"{x:.0f}", article=lambda p: 1)
+    assert V.show(row, (0.95, 1.05)) == "1" and V.describe(row, {}) == "1 (±5%)"
+    wide = V.figure("t", PARTS[0], "index.md", "launches", value=lambda d: d["x"], band=Band(share=0.05),
+                    fmt=lambda x: f"{x:,.0f}", article=lambda p: 1142)
+    assert V.describe(wide, {}) == "1,085–1,199 (±5%)"  # ends that differ stay a range

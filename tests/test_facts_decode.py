@@ -61,11 +61,11 @@ def test_versus_needs_the_median_and_most_rounds(data):
     _rounds(data, "eager_dynamic", [20.0, 20.0, 20.0, 20.0])
     _rounds(data, "eager_static", [25.0, 25.0, 25.0, 19.0])
     f = F.from_data(**data)
-    assert f.static_vs_dynamic == "slower" and f.static_slower_rounds == 3
+    assert f.static_vs_dynamic == "slower" and f.static_slower_low == f.static_slower_high == 0.75
     assert f.static_dyn_diff_ms == pytest.approx(5.0)
     _rounds(data, "eager_static", [15.0, 15.0, 15.0, 21.0])
     f = F.from_data(**data)
-    assert f.static_vs_dynamic == "faster" and f.static_slower_rounds == 1
+    assert f.static_vs_dynamic == "faster" and f.static_slower_low == 0.25
     _rounds(data, "eager_static", [30.0, 30.0, 19.0, 19.0])  # the median says slower, the rounds split
     assert F.from_data(**data).static_vs_dynamic == "mixed"
     _rounds(data, "eager_dynamic", [60.0, 20.0, 20.0, 20.0])  # one slow round of the default cache
@@ -78,12 +78,25 @@ def test_reduce_overhead_and_max_autotune_verdicts(data):
     _rounds(data, "compile_reduce_overhead", [3.0] * 4)
     _rounds(data, "compile_max_autotune", [3.2] * 4)
     f = F.from_data(**data)
-    assert (f.ro_vs_graph, f.ro_faster_rounds, f.ma_vs_ro, f.ma_faster_rounds) == ("faster", 4, "slower", 0)
+    assert (f.ro_vs_graph, f.ro_faster_low, f.ma_vs_ro, f.ma_faster_low, f.ma_faster_high) == (
+        "faster", 1.0, "slower", 0.0, 0.0)
     assert not f.ma_as_laptop
     _rounds(data, "compile_max_autotune", [2.9] * 4)
     _rounds(data, "compile_reduce_overhead", [4.1] * 4)
     f = F.from_data(**data)
     assert f.ma_vs_ro == "faster" and f.ma_as_laptop and f.ro_vs_graph == "slower"
+
+
+def test_shares_of_rounds_are_read_over_runs_as_their_ends_never_a_median_of_counts(data):
+    """Runs time different numbers of rounds: how often one way won is each run's share, its lowest and highest
+    over the runs (factbook EXTREMES), so that '3 of 20' never mixes one run's count with another's rounds."""
+    _rounds(data, "compile_reduce_overhead", [3.0] * 4)
+    _rounds(data, "compile_max_autotune", [2.9, 3.2, 3.2, 3.2])
+    f = F.from_data(**data)
+    assert (f.ma_faster_low, f.ma_faster_high, f.ro_faster_low) == (0.25, 0.25, f.ro_faster_low)
+    assert F.EXTREMES == {"static_slower_low": min, "static_slower_high": max, "ro_faster_low": min,
+                          "ma_faster_low": min, "ma_faster_high": max}
+    assert not [x.name for x in dataclasses.fields(F.Facts) if x.name.endswith(("faster_rounds", "slower_rounds"))]
 
 
 def test_failed_variants_and_no_valid_step(data):
@@ -379,6 +392,7 @@ GUARD_CASES = [
     ("cd_idle_most", {"cd_idle_share": 0.79}, {"cd_idle_share": 0.4}),
     ("cd_idle_above_laptop", {"cd_idle_share": 0.79, "laptop_cd_idle_share": 0.15}, {"cd_idle_share": 0.1}),
     ("ro_faster", {"ro_vs_graph": "faster"}, {"ro_vs_graph": "mixed"}),
+    ("ro_every_round", {"ro_faster_low": 1.0}, {"ro_faster_low": 0.95}),
     ("ro_less_busy", {"fusion_cut_busy_ms": 1.4}, {"fusion_cut_busy_ms": -0.1}),
     ("ma_not_faster", {"ma_vs_ro": "mixed"}, {"ma_vs_ro": "faster"}),
     ("ma_median_longer", {"ma_median_more": True}, {"ma_median_more": False}),

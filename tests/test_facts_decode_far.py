@@ -876,10 +876,10 @@ H200 = dict(six_best_floor_share=0.23, laptop_best_floor_share=0.91, six_rest_ms
             retune_has_finalists=True, retune_pdl_cut=0.059, fp32_top1_differ=2, any_exact=True, worst_rel_err=0.0347,
             fp32_rel_err=0.0383, any_nonfinite=False, free_same=3, free_steps=12, near_ties_only=True,
             same_eager_tokens=True, next_agree=20, next_steps=20, next_positions_ok=True, kernels_copies=0,
-            kernels_busy_ms=1.63, kernels_step_ms=1.02, has_compared=True, calls_sum_us=815.8, alone_us=914.1,
+            kernels_busy_ms=1.63, kernels_step_ms=1.02, has_compared=True, calls_sum_us=813.8, fit_all_us=914.4,
             chain_share=0.45, mlp_share=0.99, calls_over_copy=("swiglu_ring", "lm_head"), waits_cost=True,
             waits_us=60.8, waits_gap_share=0.32, once_high_us=109.5, once_copy_us=109.9, layers_gap_share=1.0,
-            fit_off_line_us=0.77, fit_per_layer_us=28.7, attention_not_bytes=True,
+            fit_off_line_us=0.8, fit_per_layer_us=28.75, attention_not_bytes=True,
             timeline_worst_reads=False, timeline_early=("swiglu_ring", "down_ring"),
             handoff_pdl=True, handoff_ordered=True, barrier_always_slower=True, layer_launches=5, layer_over_us=6.7,
             layer_launches_low_us=4.05, layer_launches_high_us=4.86, anchors_same_gpu=True,
@@ -977,7 +977,7 @@ TURNED = {
     "kernels_no_copies": [dict(kernels_copies=1)],
     "kernels_overlap": [dict(kernels_busy_ms=0.9), dict(kernels_busy_ms=None)],
     "kernels_compared": [dict(has_compared=False)],
-    "calls_under_whole": [dict(calls_sum_us=950.0)],
+    "calls_under_whole": [dict(calls_sum_us=950.0), dict(fit_all_us=None)],
     "calls_over_copy": [dict(calls_over_copy=()), dict(calls_over_copy=("lm_head",)),
                         dict(calls_over_copy=("down_ring", "lm_head"))],  # the H100's
 }
@@ -1071,3 +1071,43 @@ def test_the_savings_the_page_prints_are_the_differences_of_the_step_times_besid
     assert g["pdl_saved_ms"] == pytest.approx(0.18) and g["pdl_saved_share"] == pytest.approx(0.18 / 1.19)
     assert g["alone_ms"] == pytest.approx(0.914) and g["alone_outside_ms"] == pytest.approx(0.007)
     assert g["first_us_per_kernel"] == pytest.approx(1e3 * 0.88 / (f.first_kernels_before - f.first_kernels_after))
+
+
+def test_the_launch_costs_sums_add_the_costs_as_the_table_prints_them(data):
+    """A sum beside the launch costs' table adds its cells (COST_DIGITS), times the calls a step makes: each layer
+    call 28 times, the LM head once."""
+    f = dataclasses.replace(_facts(data), cost_qkv_rope_us=3.2394, cost_attention_us=0.9963, cost_o_us=1.4948,
+                            cost_swiglu_ring_us=12.7437, cost_down_ring_us=6.8421, cost_lm_head_us=105.128,
+                            cost_layers=28, chain_copy_us=2.59, mlp_copy_us=19.44)
+    g = F.derive(f)
+    shown = [3.24, 1.00, 1.49, 12.74, 6.84]
+    assert g["calls_sum_us"] == pytest.approx(28 * sum(shown) + 105.13)  # 813.8, where the unrounded costs give 814.0
+    assert g["chain_us"] == pytest.approx(3.24 + 1.00 + 1.49) and g["mlp_us"] == pytest.approx(12.74 + 6.84)
+    assert g["chain_share"] == pytest.approx(2.59 / 5.73) and g["mlp_share"] == pytest.approx(19.44 / 19.58)
+    assert F.FORMATS["cost_qkv_rope_us"] == f"num:{F.COST_DIGITS}"
+
+
+def test_the_line_is_fitted_through_the_layer_counts_medians_and_reads_as_printed(data):
+    """The line the page states is the one its table draws: fitted through each count's median, and both read with
+    the once-a-step time and the µs a layer as the page prints them."""
+    f = _facts(data)
+    pts = F.fit_points(f)
+    assert list(pts) == [0, 1, 7, 14, 21, 28] and pts[28] == f.fit_all_us
+    us = {0: 108.5, 1: 138.8, 7: 310.6, 14: 511.8, 21: 712.7, 28: 914.4}  # the H200's medians
+    g = F.derive(dataclasses.replace(f, **{f"fit_{r}_us": us[n] for r, n in F.figures.fit_counts(28).items()}))
+    per, once = statistics.linear_regression(list(us), list(us.values()))
+    assert g["fit_per_layer_us"] == pytest.approx(per) and g["fit_once_us"] == pytest.approx(once)
+    assert F.on_line(once, per, 28) == pytest.approx(round(once, 1) + 28 * round(per, 2))  # 109.3 + 28 × 28.75
+    assert g["fit_off_line_us"] == pytest.approx(max(abs(u - F.on_line(once, per, n)) for n, u in us.items()))
+    assert g["layer_over_us"] == pytest.approx(per - f.layer_copy_us)
+    assert F.fit_points(dataclasses.replace(f, fit_layers=())) is None
+
+
+def test_the_waits_share_is_of_the_replay_s_distance_the_page_prints(data):
+    """The waits' share is of the whole graph replayed (the line's last row) less the floor, both printed beside it."""
+    f = dataclasses.replace(_facts(data), fit_all_us=914.4, floor_ms=0.7267, no_wait_with_us=913.9,
+                            no_wait_us=853.1)
+    g = F.derive(f)
+    assert g["floor_us"] == pytest.approx(726.7) and g["replay_gap_us"] == pytest.approx(187.7)
+    assert g["waits_us"] == pytest.approx(60.8) and g["waits_gap_share"] == pytest.approx(60.8 / 187.7)
+    assert F.derive(dataclasses.replace(f, fit_all_us=None))["waits_gap_share"] is None

@@ -1,8 +1,10 @@
+import html
 import re
 
 from kernelbook import macros, page, store
 from kernelbook.chapters.claims import ledger
-from kernelbook.chapters.claims.verdicts import VARIES, describe
+from kernelbook.chapters.claims.verdicts import NUMBER, VARIES, describe
+from kernelbook.chapters.torch_compile.facts import DECODE_FIELDS
 
 machines = ledger.measured_machines()
 records = ledger.published()
@@ -26,6 +28,13 @@ def test_of(row):
     if row.kind == "unmeasured":
         return f"to measure: {breakable(row.measure_by)}"
     return breakable(describe(row, records))
+
+
+def cold_range(f, m):  # the decode step's cold compile, fastest mode to slowest, as the torch-compile table shows each
+    raw = macros.raw_facts("torch_compile", m)
+    cold = {p + "_cold_s": getattr(raw, p + "_cold_s") for p in DECODE_FIELDS.values()}
+    cold = {k: x for k, x in cold.items() if x is not None}
+    return f"{f('torch_compile', min(cold, key=cold.get))}–{f('torch_compile', max(cold, key=cold.get))} s"
 
 
 # Rows whose figure a chapter shows too: the cell prints the chapter's facts (the median over the runs, with the
@@ -62,7 +71,8 @@ SHOWN = {
     "ro-step": lambda f, m: f"{f('decode', 'ro_ms')} ms",
     "ro-gain": lambda f, m: f"{f('decode', 'ro_graph_diff_ms')} ms",
     "fusion-gpu-saved": lambda f, m: f"{f('decode', 'fusion_cut_busy_ms')} ms",
-    "ma-compile": lambda f, m: f"{f('decode', 'compile_s_ma')} s",
+    "ma-compile": lambda f, m: f"{f('torch_compile', 'decode_ma_cold_s')} s",  # as torch-compile's table shows it
+    "decode-cold": cold_range,
     "default-host": lambda f, m: f"{f('decode', 'cd_host_ms')} ms",
     "default-step": lambda f, m: f"{f('decode', 'cd_ms')} ms",
     "ma-beats-ro": lambda f, m: f"{f('decode', 'ma_ms')} vs {f('decode', 'ro_ms')} ms "
@@ -85,19 +95,47 @@ LAPTOP = {  # the laptop's ridge: the article's, over its DRAM read, and the one
 }
 
 
+def when(run, time=False):  # a run's id, '20261201T160457Z', as its UTC start: its date, and with time its hour
+    day = f"{run[:4]}-{run[4:6]}-{run[6:8]}"
+    return f"{day} {run[9:11]}:{run[11:13]} UTC" if time else day
+
+
+def how(j):
+    """The hover of a figure the ledger reads itself: the runs it comes from; where they vary, each run's verdict."""
+    if j.verdict == VARIES:
+        return "each run's figure, oldest first: " + "; ".join(
+            f"{r.figure} in the run of {when(r.run, True)}, {r.verdict}" + (f" (its median: {r.leans})" if r.leans
+                                                                            else "") for r in j.readings)
+    runs = j.deciding
+    days = " to ".join(dict.fromkeys((when(runs[0].run), when(runs[-1].run))))
+    if len(runs) == 1:
+        return f"one run, {when(runs[0].run, True)}"
+    if len({r.figure for r in runs}) == 1:
+        return f"the same in {'both' if len(runs) == 2 else f'all {len(runs)}'} runs, {days}"
+    several = len(NUMBER.findall(j.figure)) > 1
+    return f"median of {len(runs)} runs, {days}" + (": each number its own median over them" if several else "")
+
+
+def hover(text, title):
+    return page.Markup(f'<span class="kb-fact" title="{html.escape(title, quote=True)}">{page.cell(text)}</span>')
+
+
 def figure(j, m):
-    """The figure in machine m's column: the median over the runs that decided the verdict (the ledger's), printed
-    as the chapter's own fact where a chapter shows it and every run decided, so both pages read alike; where a noisy
-    run was set aside, the chapter's median over every run follows the deciding runs' figure."""
-    if j.row.id not in SHOWN or j.verdict == VARIES or not j.readings:
+    """The figure in machine m's column: the median over the runs the verdict rests on (the ledger's), printed as
+    the chapter's own fact where a chapter shows it and every run agreed, so both pages read alike; where the runs
+    vary, each run's figure, oldest first. Its hover says which runs it comes from."""
+    if not j.readings or j.figure in ("", "—"):
         return breakable(j.figure)
+    own = hover(breakable(j.figure), how(j))
+    if j.row.id not in SHOWN or j.verdict == VARIES:
+        return own
     try:
         shown = SHOWN[j.row.id](lambda chapter, name: str(getattr(macros.facts(chapter, m), name)), m)
     except (FileNotFoundError, store.StoreError, AttributeError):
-        return breakable(j.figure)
+        return own
     if len(j.deciding) == j.runs or re.sub(r"<[^>]+>", "", shown) == j.figure:
         return shown
-    return f"{j.figure}; every run: {shown}"
+    return page.Markup(f"{own}; every run: {page.cell(shown)}")
 
 
 def runs(j):  # how many runs the verdict rests on, of how many

@@ -3,7 +3,7 @@ from kernelbook.chapters.decode_far import report as far_report
 
 r = page.result("decode_far.ladder")
 runs = across.datas("decode_far.ladder") or [r.data]  # every fresh run of the current code
-HEADS = ["step", "model", "timed as", "µs a step", "TB/s of weights", "rounds' TB/s, every run"]
+HEADS = ["decode step", "model", "timed as", "µs a step", "TB/s of weights", "rounds' TB/s, every run"]
 
 
 def tbps_range(x):

@@ -5,7 +5,7 @@ r = page.result("decode_far.ladder")
 runs = across.datas("decode_far.ladder") or [r.data]  # every fresh run of the current code
 d = r.data
 rows = far_report.median_in_step_rows(runs)
-HEADS = ["step", "site", "config alone", "config in the step", "µs / step, alone", "µs / step, chosen"]
+HEADS = ["rung", "site", "config alone", "config in the step", "µs / step, alone", "µs / step, chosen"]
 
 
 def shown(x: dict) -> list:

@@ -1,6 +1,6 @@
 from kernelbook import across, page
 from kernelbook.chapters.decode_far import report as far_report
-from kernelbook.chapters.decode_far.facts import LABELS
+from kernelbook.chapters.decode_far.facts import COST_DIGITS, LABELS
 
 r = page.result("decode_far.ladder")
 runs = across.datas("decode_far.ladder") or [r.data]  # every fresh run of the current code
@@ -9,7 +9,7 @@ HEADS = ["call", "per", "cost in the step, µs", "weights, MiB", "at copy speed,
 
 
 def shown(x: dict) -> list:
-    return [page.code(x['call']), x["per"], page.num(x["us"], 2),
+    return [page.code(x['call']), x["per"], page.num(x["us"], COST_DIGITS),  # the digits the sums add
             "—" if not x["bytes"] else page.num(x["bytes"] / 2**20, 1),
             "—" if not x["bytes"] else page.num(x["copy_us"], 2),
             "—" if x["share"] is None else page.pct(x["share"])]

@@ -10,7 +10,7 @@ checked = far_report.check_cell  # a step's check as a cell, on both tables
 
 
 table = page.table(
-    ["step", "spread", "host ms", "tokens/s", "max rel. error, check"],
+    ["rung", "spread", "host ms", "tokens/s", "max rel. error, check"],
     [[s["label"], f"±{page.num(50 * s['spread'], 1)}%", page.num(s["host_ms"], 3), page.num(s["tok_s"], 0),
       checked(s)] for s in rows],
     align="lrrrl", name="decode-far-steps-checks")

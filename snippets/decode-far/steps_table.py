@@ -8,9 +8,10 @@ rows = far_report.median_waterfall(runs)
 
 
 def saved(s: dict) -> str:
+    """What the rung saved against the rung above: a saving reads positive, a cost negative."""
     if s["saved_ms"] is None:
         return "—"
-    return f"{'−' if s['saved_ms'] >= 0 else '+'}{page.num(abs(s['saved_ms']), 2)}"
+    return f"{'−' if s['saved_ms'] < 0 else ''}{page.num(abs(s['saved_ms']), 2)}"
 
 
 checked = far_report.check_cell  # a step's check as a cell, on both tables
@@ -28,7 +29,7 @@ for s in rows:
     shown.append(row)
     full.append([*row, f"±{page.num(50 * s['spread'], 1)}%", page.num(s["host_ms"], 3), page.num(s["tok_s"], 0),
                  checked(s)])
-HEADS = ["step", "ms", "back to back, ms", "saved, ms", "kernels", "of copy floor"]
+HEADS = ["rung", "ms", "back to back, ms", "saved, ms", "kernels", "of copy floor"]
 table = page.table(HEADS, shown, align="lrrrrr", name="decode-far-steps")
 print(table.split('\n<p class="kb-downloads">')[0])  # the download below holds every column, not only these
 print(page.downloads([*HEADS, "spread", "host ms", "tokens/s", "teacher-forced: max rel. error, check"], full,

@@ -34,11 +34,15 @@ def link(fig):
     return page.link(fig.label, f"../{fig.page.removesuffix('.md')}/")
 
 
-heads = ["headline figure", "today", "within-run spread", "current-code runs", "run-to-run range", "earlier-code runs",
-         "earlier code against today", "firmness"]
+def share(x):  # a spread or range: a tenth of a point under 10%, whole points above (63%, not 63.3%: the ends
+    return page.pct(x, 1 if x < 0.1 else 0)  # it comes from print to two or three digits on their own pages)
+
+
+heads = ["headline figure", "today", "within-run spread, noisiest run", "current-code runs", "run-to-run range",
+         "earlier-code runs", "earlier code against today", "firmness"]
 rows = [[link(x), value(x.median, x.unit, x.digits, x.key),
-         "not stored" if x.within is None else page.pct(x.within, 1), x.current_runs,
-         "awaits a second run" if x.current_range is None else page.pct(x.current_range, 1),
+         "not stored" if x.within is None else share(x.within), x.current_runs,
+         "awaits a second run" if x.current_range is None else share(x.current_range),
          x.earlier_runs, earlier(x), f"**{x.firmness}**" if x.firmness in ("noisy", "unsettled") else x.firmness]
         for x in f.figures]
 SHOWN = [0, 1, 2, 4, 7]  # the columns on the page; the download holds them all

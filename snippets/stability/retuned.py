@@ -2,7 +2,15 @@ from kernelbook import page
 from kernelbook.chapters.stability.facts import facts
 
 f = facts()
-rows = ([[x.step, page.code(x.site), " → ".join(x.configs)] for x in f.retuned]
-        or [["—", "—", "—" if f.far_compared else "one stored run: comparing needs a second"]])  # none moved
-print(page.table(["step of the hand-built decode", "site", "config picked in each run, oldest first"], rows,
-                 align="lll", name="stability-retuned"))
+
+
+def picks(x):  # each config the site's retuning picked, and in how many runs
+    return " · ".join(f"{c} ({n})" for c, n in x.picks)
+
+
+rows = [[s.step, s.runs, s.sites, s.moved] for s in f.retuned_steps]
+full = [[x.step, x.site, picks(x), " → ".join(x.configs)] for x in f.retuned]  # every site that moved, each run
+print(page.table(["step of the hand-built decode", "runs that retuned it", "sites", "sites whose pick changed"],
+                 rows, align="lrrr", name="stability-retuned",
+                 full=(["step", "site", "config picked (runs)", "config in each run, oldest first (— not retuned)"],
+                       full or [["—", "—", "—", "no site's pick changed"]])))

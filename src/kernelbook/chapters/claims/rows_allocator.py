@@ -119,15 +119,15 @@ ROWS = (
           "every uncached free behind queued work lasts at least 90% of that work", needs=(CA,),
           value=lambda d: min(_queued(d, "uncached")["free_us_all"]) / 1e3 >= 0.9 * _queued(d, "uncached")["gpu_ms"],
           laptop=lambda p: "it waited" if p[CA]["uncached_free_waited_for_queued_work"] else "no wait",
-          ours=lambda d: f"{_queued(d, 'uncached')['free_us'] / 1e3:.1f} ms behind "
-                         f"{_queued(d, 'uncached')['gpu_ms']:.1f} ms of work"),
+          ours=lambda d: f"{_queued(d, 'uncached')['free_us'] / 1e3:.2f} ms behind "  # to the hundredth: the gap
+                         f"{_queued(d, 'uncached')['gpu_ms']:.2f} ms of work"),  # between them reads from them
     relation("cached-free-returns", STEP5, "allocator.md",
              "With the cache, a free behind queued work returns at once: a pool operation of microseconds",
              "every sample shorter than the queued work", needs=(CA,),
              quiet=lambda d: _queued(d, "cached")["free"]["quiet"],
              rounds=lambda d: pairs([_queued(d, "cached")["gpu_ms"] * 1e3], _queued(d, "cached")["free_us_all"]),
              laptop=lambda p: "stated",
-             ours=lambda d: f"{_queued(d, 'cached')['free_us']:.1f} µs behind {_queued(d, 'cached')['gpu_ms']:.1f} ms"),
+             ours=lambda d: f"{_queued(d, 'cached')['free_us']:.1f} µs behind {_queued(d, 'cached')['gpu_ms']:.2f} ms"),
     exact("rule-rounding", STEP5, "allocator.md", "Every request is rounded up to a multiple of 512 bytes",
           "every measured allocation", needs=(SE,), value=_rule("a request rounds up to a multiple of 512 bytes"),
           laptop=lambda p: f"{p[SE]['rounding_bytes']} B",

@@ -21,8 +21,9 @@ with the source cited, and computed where it can be) and *unmeasured* rows (no e
 names what would measure it). A row that cannot apply on a machine says why (*does not apply*).
 
 Each stored run of the current code is judged on its own; the row's verdict is theirs when they agree and *varies*
-when they do not. A noisy run does not decide on its own: where other runs decide, their verdict stands. Pure
-Python over stored data: nothing here reads files.
+when they do not. A noisy run does not decide on its own, but its median still points one way (its `leans`): where
+that is the deciding runs' verdict, theirs stands; where it points another way, the runs disagree and the row
+*varies*. Pure Python over stored data: nothing here reads files.
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ class Reading:
     high: float | None
     samples: int  # rounds (or pairs of samples) behind it; 1 means a single measurement and no spread
     noisy: bool  # the spread is wider than the band, or the interval straddles zero: this run cannot decide
+    leans: Verdict | None = None  # a noisy run: the verdict its median alone would give (None: not noisy)
 
 
 @dataclass(frozen=True)
@@ -137,14 +139,15 @@ class Judgement:
 
     @property
     def deciding(self) -> tuple[Reading, ...]:
-        """The runs the verdict was decided on: those that gave it (every run when none did, as for *varies*)."""
-        return tuple(r for r in self.readings if r.verdict == self.verdict) or self.readings
+        """The runs the verdict rests on: those that gave it, and the noisy ones whose median leans its way (every
+        run when none did, as for *varies*)."""
+        return tuple(r for r in self.readings if self.verdict in (r.verdict, r.leans)) or self.readings
 
     @property
     def figure(self) -> str:
-        """The figure the verdict was decided on, under the site's one rule: the median over the runs that gave the
-        verdict (a figure row's number, or each end of its range, from the values themselves; any other row's
-        each number as its cell shows it); each run's, oldest first, when the runs disagree."""
+        """The figure the verdict was decided on, under the site's one rule: the median over the runs it rests on
+        (a figure row's number, or each end of its range, from the values themselves; any other row's each number as
+        its cell shows it); each run's, oldest first, when the runs disagree."""
         if not self.readings:
             return self.row.ours({}) if self.row.kind == "documented" and self.row.ours and not self.row.needs \
                 else "—"
@@ -191,6 +194,8 @@ def _values(x: Any) -> tuple[float, ...]:
 def show(row: Row, x: Any) -> str:
     """A figure, or a low–high pair of them, as the table shows it ("11.0–16.0 µs": the unit once)."""
     cells = [row.fmt(v) for v in _values(x)]
+    if len(cells) == 2 and cells[0] == cells[1]:  # a range whose ends print alike reads as its one value
+        return cells[0]
     if len(cells) == 2 and " " in cells[0] and cells[0].rsplit(" ", 1)[1] == cells[1].rsplit(" ", 1)[-1]:
         cells[0] = cells[0].rsplit(" ", 1)[0]
     return "–".join(cells)
@@ -216,14 +221,11 @@ def read_figure(row: Row, data: Data, band: tuple[float, float], run: str) -> Re
     if _unquiet(row, data):  # the median cannot decide: every round must give the same verdict
         rounds_in = [band[0] <= v <= band[1] for v in per]
         noisy = not per or (any(rounds_in) and not all(rounds_in)) or (not rounds_in[0] and inside)
-    if noisy:
-        verdict = NOISY
-    elif inside:
-        verdict = REPRODUCED
-    else:
-        verdict = OTHER_SIZE if row.direction is not None and row.direction(data) else CONTRADICTED
+    median = REPRODUCED if inside else OTHER_SIZE if row.direction is not None and row.direction(data) \
+        else CONTRADICTED
     figure = row.ours(data) if row.ours else show(row, x)
-    return Reading(run, verdict, figure, x, low, high, max(len(per), 1), noisy)
+    return Reading(run, NOISY if noisy else median, figure, x, low, high, max(len(per), 1), noisy,
+                   median if noisy else None)
 
 
 def read_relation(row: Row, data: Data, run: str) -> Reading:
@@ -232,10 +234,11 @@ def read_relation(row: Row, data: Data, run: str) -> Reading:
     diffs = list(row.rounds(data))
     if not diffs:
         raise ValueError(f"{row.id}: a relation needs at least one difference")
-    low, high = min(diffs), max(diffs)
+    low, high, median = min(diffs), max(diffs), statistics.median(diffs)
     open_ = low <= 0 <= high
     verdict = HOLDS if low > 0 else FAILS if high < 0 else NOISY if _unquiet(row, data) else NOT_RESOLVED
-    return Reading(run, verdict, row.ours(data), statistics.median(diffs), low, high, len(diffs), open_)
+    leans = (HOLDS if median > 0 else FAILS if median < 0 else NOT_RESOLVED) if verdict == NOISY else None
+    return Reading(run, verdict, row.ours(data), median, low, high, len(diffs), open_, leans)
 
 
 def read_exact(row: Row, data: Data, run: str, published: Data) -> Reading:
@@ -263,13 +266,16 @@ def read(row: Row, data: Data, run: str, published: Data) -> Reading:
 
 
 def combine(readings: Sequence[Reading]) -> Verdict:
-    """The runs' common verdict; *varies* when they disagree; *not measured* without a run."""
-    found = {r.verdict for r in readings}
-    if not found:
+    """The runs' common verdict; *varies* when they decide differently; *not measured* without a run. A noisy run
+    does not decide on its own: the others' verdict stands where its median leans their way, and the row varies
+    where it leans another (each run's figure then shows, none chosen over the others)."""
+    if not readings:
         return NOT_MEASURED
-    if len(found) > 1:
-        found.discard(NOISY)  # a noisy run does not decide on its own: the others' verdict stands
-    return found.pop() if len(found) == 1 else VARIES
+    decided = {r.verdict for r in readings if r.verdict != NOISY}
+    if not decided:
+        return NOISY
+    leaning = {r.leans for r in readings if r.verdict == NOISY and r.leans is not None}
+    return decided.pop() if len(decided) == 1 and leaning <= decided else VARIES
 
 
 def laptop_figure(row: Row, published: Data) -> str:

@@ -11,10 +11,12 @@ agree with it (report.rounds_faster). The step times of the headline (eager with
 graph, reduce-overhead, the best valid way) are the median across every stored run of the current code of
 decode.six_ways (kernelbook.across), each with its lowest and highest run and whether those lie further apart than
 the widest run's own spread (`*_runs_vary`); the ratios shown beside them divide those medians; the verdicts between
-two ways read the newest run's rounds. The way the page names as the noisiest, the widest or the most grown after the
-profiles is chosen by its medians over every run (figures.most, figures.after_worst), so that the one rule's median
-is of that one way's figure in each run; the GPU's idle shares and the differences between two ways' steps are
-recomputed from the medians the six ways table shows (`derive`).
+two ways read the newest run's rounds. How often one way beat another is a share of each run's rounds (runs time
+different numbers of rounds), read over the runs as its lowest and highest (EXTREMES), never as a median of counts.
+The way the page names as the noisiest, the widest or the most grown after the profiles is chosen by its medians
+over every run (figures.most, figures.after_worst), so that the one rule's median is of that one way's figure in
+each run; the GPU's idle shares and the differences between two ways' steps are recomputed from the medians the six
+ways table shows (`derive`).
 Variant labels are stored with each result (`labels`, written from decode/variants.py), so the page uses those.
 """
 
@@ -177,7 +179,8 @@ class Facts:
     laptop_static_extra: int
     static_vs_dynamic: Versus
     static_dyn_diff_ms: float
-    static_slower_rounds: int
+    static_slower_low: float  # the share of a run's rounds in which its eager step was slower: lowest over runs
+    static_slower_high: float  # ... highest over runs (EXTREMES)
     laptop_dyn_ms: float
     laptop_static_ms: float
     laptop_static_versus: Literal["slower", "faster"]
@@ -215,7 +218,7 @@ class Facts:
     ro_ms_runs_vary: bool  # ... further apart than the widest run's own spread
     ro_vs_graph: Versus
     ro_graph_diff_ms: float
-    ro_faster_rounds: int
+    ro_faster_low: float  # the share of a run's rounds reduce-overhead beat the hand-made graph: lowest over runs
     fusion_cut_busy_ms: float  # GPU busy time of the hand graph minus reduce-overhead's
     fusion_cut_busy: bool  # ... more than zero
     laptop_ro_ms: float
@@ -225,7 +228,8 @@ class Facts:
     ma_vs_ro: Versus
     ma_ro_diff_ms: float
     ma_speedup: float  # eager default cache over max-autotune: graphs and fusion together
-    ma_faster_rounds: int
+    ma_faster_low: float  # the share of a run's rounds max-autotune beat reduce-overhead: lowest over runs
+    ma_faster_high: float  # ... highest over runs (EXTREMES)
     ma_as_laptop: bool  # faster than reduce-overhead, as on the laptop
     laptop_ma_gain_ms: float
     compile_s_default: float
@@ -326,7 +330,9 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
     sv, sdiff, s_faster = figures.versus(d, s, "eager_static", "eager_dynamic")
     rv, rdiff, r_faster = figures.versus(d, s, "compile_reduce_overhead", "cuda_graph")
     mv, mdiff, m_faster = figures.versus(d, s, "compile_max_autotune", "compile_reduce_overhead")
-    _, both_n = report.rounds_faster(d, "eager_static", "eager_dynamic")
+    _, both_n = report.rounds_faster(d, "eager_static", "eager_dynamic")  # the rounds each pair was timed in
+    _, r_n = report.rounds_faster(d, "compile_reduce_overhead", "cuda_graph")
+    _, m_n = report.rounds_faster(d, "compile_max_autotune", "compile_reduce_overhead")
     every = runs or [six]  # the noisiest, the widest and the most grown after the profiles: by their medians
     widest = s[figures.most(every, lambda x: x["spread"])]
     q = d["quiet"]
@@ -406,7 +412,8 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         static_extra_kernels=st["kernels"] - dyn["kernels"], laptop_static_extra=laptop_six["static_extra_kernels"],
         static_median_more=s["eager_static"]["step_ms"] > s["eager_dynamic"]["step_ms"],
         ma_median_more=s["compile_max_autotune"]["step_ms"] > s["compile_reduce_overhead"]["step_ms"],
-        static_vs_dynamic=sv, static_dyn_diff_ms=sdiff, static_slower_rounds=both_n - s_faster,
+        static_vs_dynamic=sv, static_dyn_diff_ms=sdiff, static_slower_low=(both_n - s_faster) / max(both_n, 1),
+        static_slower_high=(both_n - s_faster) / max(both_n, 1),
         laptop_dyn_ms=lap["eager_dynamic"]["step_ms"], laptop_static_ms=lap["eager_static"]["step_ms"],
         laptop_static_versus="slower" if lap["eager_static"]["step_ms"] > lap["eager_dynamic"]["step_ms"]
         else "faster",
@@ -423,11 +430,12 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         laptop_cd_kernels=lap["compile_default"]["kernels"], laptop_cd_triton=lap["compile_default"]["triton_kernels"],
         laptop_cd_host_ms=lap["compile_default"]["host_ms"], laptop_cd_idle_share=lap["compile_default"]["idle_share"],
         cd_idle_above_laptop=cd["idle_share"] > lap["compile_default"]["idle_share"],
-        ro_vs_graph=rv, ro_graph_diff_ms=rdiff, ro_faster_rounds=r_faster,
+        ro_vs_graph=rv, ro_graph_diff_ms=rdiff, ro_faster_low=r_faster / max(r_n, 1),
         fusion_cut_busy_ms=g["busy_ms"] - ro["busy_ms"], fusion_cut_busy=g["busy_ms"] > ro["busy_ms"],
         laptop_ro_ms=lap["compile_reduce_overhead"]["step_ms"],
         laptop_ro_gain_ms=laptop_six["ro_gain_over_graph_ms"], laptop_fusion_saved_ms=laptop_six["fusion_saved_gpu_ms"],
-        ma_ms=s["compile_max_autotune"]["step_ms"], ma_vs_ro=mv, ma_ro_diff_ms=mdiff, ma_faster_rounds=m_faster,
+        ma_ms=s["compile_max_autotune"]["step_ms"], ma_vs_ro=mv, ma_ro_diff_ms=mdiff,
+        ma_faster_low=m_faster / max(m_n, 1), ma_faster_high=m_faster / max(m_n, 1),
         ma_speedup=steps["dyn_ms"] / s["compile_max_autotune"]["step_ms"],
         ma_as_laptop=mv == "faster",
         laptop_ma_gain_ms=laptop_six["ma_gain_over_ro_ms"],
@@ -482,6 +490,10 @@ def facts(machine: str | None = None) -> Facts:
                    ma_beats_ro_verdict=ledger.verdict_of("ma-beats-ro", machine))
 
 
+# a share of a run's rounds is read over the runs as its lowest and highest (kernelbook.factbook), each run's own
+EXTREMES = {"static_slower_low": min, "static_slower_high": max, "ro_faster_low": min, "ma_faster_low": min,
+            "ma_faster_high": max}
+
 # how each field reads on the page (kernelbook.macros): every count with thousands separators, words as themselves,
 # the article's published figures as published
 FORMATS = {
@@ -503,7 +515,9 @@ FORMATS = {
     "ma_speedup": "times:2",
     **dict.fromkeys(("launch_step_share", "best_floor_share", "laptop_best_floor_share", "dyn_floor_share",
                      "laptop_dyn_floor_share", "trap_rel_err", "trap_top1", "after_worst_share", "graph_idle_share",
-                     "static_idle_share", "dyn_idle_share", "cd_idle_share", "laptop_cd_idle_share"), "pct:0"),
+                     "static_idle_share", "dyn_idle_share", "cd_idle_share", "laptop_cd_idle_share",
+                     "static_slower_low", "static_slower_high", "ro_faster_low", "ma_faster_low", "ma_faster_high"),
+                    "pct:0"),
     **dict.fromkeys(("yard_rel_err", "tolerance", "worst_compiled_err", "reset_rel_err"), "pct:2"),
     "widest_spread": "pct:1",
 }

@@ -12,6 +12,11 @@ def _ms(x: float | None) -> str:
     return f"{fmt.num(x, 2)} ms"
 
 
+def _shares(low: float, high: float) -> str:
+    """A share of a run's rounds over the runs: '10% to 65%', or one figure where the runs agree."""
+    return fmt.pct(low) if fmt.pct(low) == fmt.pct(high) else f"{fmt.pct(low)} to {fmt.pct(high)}"
+
+
 def _runs(n: int) -> str:
     return f"{n} run" + ("" if n == 1 else "s")
 
@@ -103,7 +108,13 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         lambda f: f.ro_vs_graph == "faster",
         states=("beat the hand-made graph",),
         found=lambda f: f"reduce-overhead's median step was {_ms(f.ro_ms)}, the hand-made graph's {_ms(f.graph_ms)}, "
-                        f"and reduce-overhead was faster in {f.ro_faster_rounds} of {f.rounds_n} rounds"),
+                        f"and reduce-overhead was faster in as few as {fmt.pct(f.ro_faster_low)} of a run's rounds"),
+    "ro_every_round": Guard(
+        "reduce-overhead beat the hand-made graph in every round of every run",
+        lambda f: f.ro_faster_low == 1,
+        states=("in every round of every run",),
+        found=lambda f: f"reduce-overhead beat the hand-made graph in as few as {fmt.pct(f.ro_faster_low)} of a run's "
+                        "rounds"),
     "ro_less_busy": Guard(
         "reduce-overhead's kernels keep the GPU busy for less time than the hand-made graph's",
         lambda f: f.fusion_cut_busy_ms > 0,
@@ -114,8 +125,8 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         "max-autotune did not beat reduce-overhead at the median and in most rounds",
         lambda f: f.ma_vs_ro != "faster",
         states=("did not beat reduce-overhead",),
-        found=lambda f: f"max-autotune beat reduce-overhead at the median and was the faster of the two in "
-                        f"{f.ma_faster_rounds} of {f.rounds_n} rounds"),
+        found=lambda f: f"max-autotune beat reduce-overhead at the median and in most rounds (in "
+                        f"{_shares(f.ma_faster_low, f.ma_faster_high)} of a run's rounds)"),
     "ma_median_longer": Guard(
         "max-autotune's median step is above reduce-overhead's",
         lambda f: f.ma_median_more,
@@ -225,7 +236,7 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
     "all_noisy": Guard(
         "the rounds stopped at the cap with every way still noisy",
         lambda f: not f.rounds_quiet and not f.some_quiet and f.noisy_count == f.n_variants,
-        states=("every way still noisy",),
+        states=(("every way still noisy", "every way still [noisy](glossary.md#noisy)"),),
         found=lambda f: (f"the rounds stopped on the noise criterion after {f.rounds_n} rounds" if f.rounds_quiet
                          else f"the rounds stopped at the cap with {f.noisy_count} of {f.n_variants} ways still "
                               "noisy")),

@@ -12,6 +12,7 @@ None (a dash on the page) and `complete` False.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ from kernelbook.stats import CONFIDENCE
 LAPTOP = decode_report.LAPTOP
 GOAL_MS = far.GOAL_MS
 OFF_LINE = 0.1  # the layer counts' times "lie on a straight line": none further from it than this share of a layer
+COST_DIGITS = 2  # the launch costs' table prints each call's µs to this many digits: the sums beside it add those
 NEAR_COPY = 0.1  # calls run "at about their bytes' copy time" when their share of the copy speed is within this of 100%
 LABELS = {  # what each site's launch computes (decode/fast.py); the tables name a site added later by its key
     "qkv": "q, k, v projection + bias",
@@ -43,7 +45,7 @@ LABELS = {  # what each site's launch computes (decode/fast.py); the tables name
 }
 FIRST_TWO = ("own PyTorch step", "+ fused QKV, gate/up")  # the first two steps' labels (bit-identical to eager)
 # the thresholds and step lists the computations read are in figures.py: NEAR_FP32, MORE_THAN_HANDOFF,
-# BYTES_NEGLIGIBLE, FUSING_STEPS, CHAIN, MLP_CALLS, RETUNED
+# BYTES_NEGLIGIBLE, FUSING_STEPS, CHAIN, MLP_CALLS, RETUNED, COST_CALLS, FIT_ROLES
 
 
 # ruff: noqa: E702  (Facts puts fields that share a comment, or have none, on one line, with `;`)
@@ -206,7 +208,12 @@ class Facts:
     # the tables' notes
     kernels_label: str | None; kernels_distinct: int | None; kernels_copies: int | None
     has_compared: bool; kernels_overlap: bool; kernels_busy_ms: float | None; kernels_step_ms: float | None
-    calls_sum_us: float
+    calls_sum_us: float  # the calls' costs (as the table prints them, COST_DIGITS) times the calls a step makes
+    # what each call of COST_CALLS (figures.py) adds to the step, µs a call (None: the cost step makes no such call)
+    cost_qkv_rope_us: float | None; cost_attention_us: float | None; cost_o_us: float | None
+    cost_attention_o_us: float | None; cost_swiglu_us: float | None; cost_swiglu_ring_us: float | None
+    cost_down_us: float | None; cost_down_ring_us: float | None; cost_lm_head_us: float | None
+    cost_layers: int  # the times a step makes each call of a layer (the layers)
     calls_over_whole: bool  # the calls' costs add up to more than the whole step
     mlp_us: float  # per layer
     mlp_copy_us: float; mlp_share: float
@@ -243,7 +250,13 @@ class Facts:
     fit_layers: tuple[int, ...]  # the layer counts it was built over
     fit_layers_text: str  # ... as the page lists them, "0, 1, 7, 14, 21, 28"
     fit_per_layer_us: float | None; fit_once_us: float | None
-    fit_off_line_us: float | None  # the largest distance of a count's median from the line
+    fit_off_line_us: float | None  # the largest distance of a count's median from the line (as the table prints both)
+    # each layer count's µs per step, median over the rounds, by role (figures.fit_counts): the line is fitted
+    # through these; fit_all_us is the page's one figure for the whole graph replayed back to back
+    fit_none_us: float | None; fit_one_us: float | None; fit_quarter_us: float | None; fit_half_us: float | None
+    fit_three_quarters_us: float | None; fit_all_us: float | None
+    floor_us: float  # floor_ms in µs
+    replay_gap_us: float | None  # fit_all_us less the floor: the distance the page splits
     layer_mib: float | None  # one layer's weights
     layer_copy_us: float | None  # ... at the copy bandwidth
     layer_share: float | None  # that over what a layer costs
@@ -437,7 +450,10 @@ FORMATS = {
                      "once_copy_us", "once_low_us", "once_high_us", "once_off_us", "timeline_chain_us",
                      "timeline_chain_copy_us", "timeline_mlp_us", "timeline_mlp_copy_us", "timeline_worst_after_us",
                      "timeline_worst_copy_us", "timeline_worst_over_us", "layer_launches_low_us",
-                     "layer_launches_high_us", "layer_over_us", "laptop_dram_gbps"), "num:1"),
+                     "layer_launches_high_us", "layer_over_us", "laptop_dram_gbps", "fit_none_us", "fit_one_us",
+                     "fit_quarter_us", "fit_half_us", "fit_three_quarters_us", "fit_all_us", "floor_us",
+                     "replay_gap_us"), "num:1"),
+    **dict.fromkeys((f"cost_{c}_us" for c in figures.COST_CALLS), f"num:{COST_DIGITS}"),
     **dict.fromkeys(("floor_ratio", "copy_gbps", "rounds_cap_s", "cublas_gbps", "matvec_gbps", "plain_matvec_gbps",
                      "kv_kib", "ring_kib", "copy_gib", "tune_s", "tol_factor", "layers_over_us", "anchor_layer_mb",
                      "our_layer_mb"), "num:0"),
@@ -464,6 +480,57 @@ def _over(a: float | None, b: float | None) -> float | None:
     return None if a is None or not b else a / b
 
 
+def _digits(name: str) -> int:
+    return int(FORMATS[name].partition(":")[2])
+
+
+def on_line(once: float, per_layer: float, n: int) -> float:
+    """The line's µs at n layers, from its once-a-step time and its µs a layer as the page prints them: the line's
+    table and its sentence read the same line."""
+    return round(once, _digits("fit_once_us")) + round(per_layer, _digits("fit_per_layer_us")) * n
+
+
+def off_line(once: float, per_layer: float, n: int, us: float) -> float:
+    """A layer count's median (as the table prints it) less the line there."""
+    return round(us, _digits("fit_all_us")) - on_line(once, per_layer, n)
+
+
+def fit_points(f: Facts) -> dict[int, float] | None:
+    """Each layer count's median µs (fit_<role>_us), by count; None without a layer fit."""
+    if not f.fit_layers:
+        return None
+    points = {n: getattr(f, f"fit_{role}_us") for role, n in figures.fit_counts(max(f.fit_layers)).items()}
+    return None if None in points.values() or len(points) < 2 else points
+
+
+def _fit(f: Facts) -> dict[str, Any]:
+    """The line through the layer counts' medians (the line's table fits the same), and what it splits."""
+    points = fit_points(f)
+    if points is None:
+        return dict(fit_per_layer_us=None, fit_once_us=None, fit_off_line_us=None, layer_share=None,
+                    layer_over_us=None, layers_over_us=None, layer_goal_cut_us=None, once_off_us=None,
+                    layers_gap_share=None)
+    per, once = statistics.linear_regression(list(points), list(points.values()))
+    layers_over = max(points) * (per - f.layer_copy_us)
+    once_over = once - f.once_copy_us
+    gap = max(layers_over, 0.0) + max(once_over, 0.0)
+    return dict(fit_per_layer_us=per, fit_once_us=once,
+                fit_off_line_us=max(abs(off_line(once, per, n, us)) for n, us in points.items()),
+                layer_share=f.layer_copy_us / per, layer_over_us=per - f.layer_copy_us, layers_over_us=layers_over,
+                layer_goal_cut_us=_less(per, f.layer_goal_us), once_off_us=abs(once_over),
+                layers_gap_share=max(layers_over, 0.0) / gap if gap > 0 else None)
+
+
+def _costs(f: Facts) -> dict[str, Any]:
+    """The launch costs' sums from the calls' costs as the table prints them (COST_DIGITS)."""
+    parts = {c: round(x, COST_DIGITS) for c in figures.COST_CALLS if (x := getattr(f, f"cost_{c}_us")) is not None}
+    chain = sum(parts[c] for c in figures.CHAIN) if all(c in parts for c in figures.CHAIN) else None
+    mlp = sum(parts[c] for c in figures.MLP_CALLS if c in parts) or None
+    return dict(calls_sum_us=sum(x * (1 if c in figures.PER_STEP_CALLS else f.cost_layers) for c, x in parts.items()),
+                chain_us=chain, mlp_us=mlp, chain_share=_over(f.chain_copy_us, chain),
+                mlp_share=_over(f.mlp_copy_us, mlp))
+
+
 def derive(f: Facts) -> dict[str, Any]:
     """The ratios, differences and sums the page prints beside their figures, computed again from the medians shown,
     so that each reads as the figures next to it give."""
@@ -478,6 +545,7 @@ def derive(f: Facts) -> dict[str, Any]:
     rest = (None if f.plain_attention_ms is None else
             f.plain_attention_ms + f.plain_other_ms + f.plain_idle_ms + f.plain_host_ms)
     waits = _less(f.no_wait_with_us, f.no_wait_us)
+    gap = _less(f.fit_all_us, floor_us)
     over = _less(f.last_ms, f.goal_ms)
     return dict(
         first_saved_ms=first, second_saved_ms=second, delta_own_ms=_less(f.own_ms, f.base_ms),
@@ -497,17 +565,15 @@ def derive(f: Facts) -> dict[str, Any]:
         per_kernel_ratio=None if None in per else min(per) / f.graph_us_per_launch,
         plain_matvec_loss_ms=loss, plain_rest_ms=rest, owners_ms=None if loss is None or rest is None else loss + rest,
         ring_saved_us=None if f.ring_ms is None or f.ring_before_ms is None else 1e3 * (f.ring_before_ms - f.ring_ms),
-        mlp_share=f.mlp_copy_us / f.mlp_us, chain_share=f.chain_copy_us / f.chain_us,
-        waits_us=waits, waits_gap_share=None if waits is None else _over(waits, f.no_wait_with_us - floor_us),
+        **_costs(f), **_fit(f), floor_us=floor_us, replay_gap_us=gap,
+        waits_us=waits, waits_gap_share=None if waits is None or gap is None or gap <= 0 else waits / gap,
         no_wait_floor_share=_over(floor_us, f.no_wait_us), no_wait_gap_us=_less(f.no_wait_us, floor_us),
-        layer_share=_over(f.layer_copy_us, f.fit_per_layer_us),
-        layer_over_us=_less(f.fit_per_layer_us, f.layer_copy_us),
-        layer_goal_cut_us=_less(f.fit_per_layer_us, f.layer_goal_us),
         layer_launches_low_us=None if f.launch_low_us is None else f.layer_launches * f.launch_low_us,
         layer_launches_high_us=None if f.launch_high_us is None else f.layer_launches * f.launch_high_us,
         goal_over_fast=f.goal_tbps / f.anchor_fast_tbps)
 
 
+_FIT = tuple(f"fit_{r}_us" for r in figures.FIT_ROLES)
 DERIVED_FROM = {
     "first_saved_ms": ("first_before_ms", "first_after_ms"), "second_saved_ms": ("second_before_ms", "second_after_ms"),
     "delta_own_ms": ("own_ms", "base_ms"), "delta_fused_proj_ms": ("fused_proj_ms", "own_ms"),
@@ -529,7 +595,16 @@ DERIVED_FROM = {
     "plain_rest_ms": ("plain_attention_ms", "plain_other_ms", "plain_idle_ms", "plain_host_ms"),
     "owners_ms": ("plain_matvec_loss_ms", "plain_rest_ms"), "ring_saved_us": ("ring_before_ms", "ring_ms"),
     "mlp_share": ("mlp_copy_us", "mlp_us"), "chain_share": ("chain_copy_us", "chain_us"),
-    "waits_us": ("no_wait_with_us", "no_wait_us"), "waits_gap_share": ("waits_us", "no_wait_with_us", "floor_ms"),
+    "calls_sum_us": (*(f"cost_{c}_us" for c in figures.COST_CALLS), "cost_layers"),
+    "chain_us": tuple(f"cost_{c}_us" for c in figures.CHAIN),
+    "mlp_us": tuple(f"cost_{c}_us" for c in figures.MLP_CALLS),
+    **dict.fromkeys(("fit_per_layer_us", "fit_once_us"), _FIT),
+    "fit_off_line_us": (*_FIT, "fit_once_us", "fit_per_layer_us"),
+    "layers_over_us": ("fit_per_layer_us", "layer_copy_us"),
+    "once_off_us": ("fit_once_us", "once_copy_us"),
+    "layers_gap_share": ("fit_per_layer_us", "layer_copy_us", "fit_once_us", "once_copy_us"),
+    "floor_us": ("floor_ms",), "replay_gap_us": ("fit_all_us", "floor_ms"),
+    "waits_us": ("no_wait_with_us", "no_wait_us"), "waits_gap_share": ("waits_us", "replay_gap_us"),
     "no_wait_floor_share": ("floor_ms", "no_wait_us"), "no_wait_gap_us": ("no_wait_us", "floor_ms"),
     "layer_share": ("layer_copy_us", "fit_per_layer_us"), "layer_over_us": ("fit_per_layer_us", "layer_copy_us"),
     "layer_goal_cut_us": ("fit_per_layer_us", "layer_goal_us"),

@@ -20,6 +20,9 @@ BYTES_NEGLIGIBLE = 0.2  # attention's time "is not its bytes" when they take und
 CHAIN = ("qkv_rope", "attention", "o")  # a layer's attention half: three launches, each waiting for the one before
 FUSING_STEPS = ("fused add+RMSNorm, SwiGLU", "norm, RoPE, SwiGLU, residual in the matvecs")  # steps four and six
 MLP_CALLS = ("swiglu", "swiglu_ring", "down", "down_ring")  # a step makes one of the two SwiGLU calls and one down call
+COST_CALLS = ("qkv_rope", "attention", "o", "attention_o", "swiglu", "swiglu_ring", "down", "down_ring",
+              "lm_head")  # the calls launch_costs may leave out (decode/fast.py's FUSED_CALLS): one Facts field each
+PER_STEP_CALLS = ("lm_head",)  # made once a step; the others once a layer
 RETUNED = ("matvec_fusions", "pdl")  # the fused steps whose sites are tuned again inside them (ladder.IN_STEP)
 Goal = Literal["met", "over", "failed", "missing"]  # failed: timed but wrong; missing: not built or not timed
 Shrank = Literal["as_the_floor", "less", "not"]
@@ -285,6 +288,8 @@ def tables(d: dict[str, Any]) -> dict[str, Any]:
         kernels_overlap=bool(s and s["overlapped"]),
         kernels_busy_ms=s and s["busy_ms"], kernels_step_ms=s and s["step_ms"],
         calls_sum_us=summed, calls_over_whole=summed > d["launch_costs"]["whole_us"],
+        **{f"cost_{c}_us": calls[c]["us"] if c in calls else None for c in COST_CALLS},
+        cost_layers=next((x["count"] for x in calls.values() if x["per"] == "layer"), 0),
         mlp_us=mlp_us, mlp_copy_us=mlp_copy, mlp_share=mlp_copy / mlp_us, chain_us=chain_us,
         chain_mib=sum(x["bytes"] for x in chain) / 2**20, chain_copy_us=chain_copy, chain_share=chain_copy / chain_us,
         chain_furthest=chain_copy / chain_us < mlp_copy / mlp_us,
@@ -306,21 +311,39 @@ def waits(d: dict[str, Any], by: dict[str, dict[str, Any]]) -> dict[str, Any]:
                     no_wait_step_ms=None, no_wait_step_timed=False, no_wait_meets_goal=False)
     with_us, without_us = statistics.median(w["with_us"]), statistics.median(w["without_us"])
     floor_us = d["floor_ms"] * 1e3
+    whole_us = _whole_us(d) or with_us  # the page's one figure for the graph replayed back to back
     timed = by.get(w["step"])
     step_ms = None if timed is None else timed["step_ms"] - (with_us - without_us) / 1e3
     return dict(
         has_no_wait=True, no_wait_label=strip(d["labels"][w["step"]]), no_wait_with_us=with_us,
         no_wait_step_ms=step_ms, no_wait_step_timed=step_ms is not None,
         no_wait_us=without_us, waits_us=with_us - without_us, waits_cost=max(w["without_us"]) < min(w["with_us"]),
-        waits_gap_share=(with_us - without_us) / (with_us - floor_us) if with_us > floor_us else None,
+        waits_gap_share=(with_us - without_us) / (whole_us - floor_us) if whole_us > floor_us else None,
         no_wait_floor_share=floor_us / without_us, no_wait_gap_us=without_us - floor_us,
         no_wait_meets_goal=step_ms is not None and step_ms <= far.GOAL_MS)
 
 
+FIT_ROLES = ("none", "one", "quarter", "half", "three_quarters", "all")  # ladder.fit_layers' counts, by role
+
+
+def fit_counts(layers: int) -> dict[str, int]:
+    """The layer counts layer_fit builds the step over (ladder.fit_layers), by role: none, one, a quarter, half,
+    three quarters, all. Two roles share a count in a model of few layers."""
+    return dict(zip(FIT_ROLES, (0, 1, layers // 4, layers // 2, 3 * layers // 4, layers), strict=True))
+
+
+def _whole_us(d: dict[str, Any]) -> float | None:
+    """The whole graph replayed back to back: layer_fit's median over all the layers (None: no layer fit)."""
+    x = d.get("layer_fit")
+    return statistics.median(x["us"][x["layers"].index(max(x["layers"]))]) if x else None
+
+
 def fit(d: dict[str, Any], goal_share: float) -> dict[str, Any]:
     x = far.layer_fit(d)
+    floor_us = d["floor_ms"] * 1e3
     if x is None:
         return dict(has_layer_fit=False, fit_label=None, fit_layers=(), fit_layers_text="", fit_per_layer_us=None,
+                    **dict.fromkeys(f"fit_{r}_us" for r in FIT_ROLES), floor_us=floor_us, replay_gap_us=None,
                     fit_once_us=None,
                     fit_off_line_us=None, layer_mib=None, layer_copy_us=None, layer_share=None, layer_over_us=None,
                     layers_over_us=None, once_mib=None, once_copy_us=None, fit_confidence=far.FIT_CONFIDENCE,
@@ -328,6 +351,11 @@ def fit(d: dict[str, Any], goal_share: float) -> dict[str, Any]:
                     layers_gap_share=None, layers_hold_most=False, layer_goal_us=None, layer_goal_cut_us=None,
                     layer_goal_met=False)
     per, once = x["per_layer_us"], x["once_us"]
+    by_n = {r["layers"]: r["us"] for r in x["rows"]}
+    counts = fit_counts(x["layers"])
+    if set(by_n) != set(counts.values()):
+        raise ValueError(f"decode_far.ladder layer_fit: layer counts {sorted(by_n)}, not ladder.fit_layers' "
+                         f"{sorted(set(counts.values()))}")
     layers_over = x["layers"] * (per - x["layer_copy_us"])
     once_over = once - x["once_copy_us"]
     gap = max(layers_over, 0.0) + max(once_over, 0.0)
@@ -337,6 +365,8 @@ def fit(d: dict[str, Any], goal_share: float) -> dict[str, Any]:
         has_layer_fit=True, fit_label=strip(d["labels"][x["step"]]), fit_layers=tuple(r["layers"] for r in x["rows"]),
         fit_layers_text=", ".join(str(r["layers"]) for r in x["rows"]),
         fit_per_layer_us=per, fit_once_us=once, fit_off_line_us=x["off_line_us"],
+        **{f"fit_{r}_us": by_n[n] for r, n in counts.items()}, floor_us=floor_us,
+        replay_gap_us=by_n[x["layers"]] - floor_us,
         layer_mib=x["layer_bytes"] / 2**20, layer_copy_us=x["layer_copy_us"], layer_share=x["layer_copy_us"] / per,
         layer_over_us=per - x["layer_copy_us"], layers_over_us=layers_over, once_mib=x["once_bytes"] / 2**20,
         once_copy_us=x["once_copy_us"], fit_confidence=far.FIT_CONFIDENCE, once_low_us=x["once_low_us"],

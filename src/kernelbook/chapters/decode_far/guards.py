@@ -28,14 +28,14 @@ def _names(xs: tuple[str, ...]) -> str:
 
 
 def _not_fastest(what: str, label: Callable[[Facts], str | None]) -> Callable[[Facts], str]:
-    """Where a step the page calls "the fastest" is slower by the rounds than the fastest that passed its check."""
+    """Where a rung the page calls "the fastest" is slower by the rounds than the fastest that passed its check."""
     return lambda f: (f"{what} {_q(label(f))}, slower by the rounds than the fastest "
-                      f"step that passed its check, {_q(f.best_label)} at {_ms(f.best_ms)} ms (level with it: "
+                      f"rung that passed its check, {_q(f.best_label)} at {_ms(f.best_ms)} ms (level with it: "
                       f"{_names(tuple(_q(x) for x in f.fastest))})")
 
 
 def _saved(name: str, x: float | None, low: float | None, high: float | None, clear: bool = False) -> str:
-    """A step against the one before it, round by round: the median saving and its interval (`clear`: the page says
+    """A rung against the one before it, round by round: the median saving and its interval (`clear`: the page says
     the interval clears zero)."""
     side = "faster" if x is not None and x > 0 else "slower"
     reach = ", which reaches zero" if clear and low is not None and low <= 0 else ""
@@ -50,20 +50,20 @@ def _stand_words(stand: str) -> str:
 GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause each; each tested both ways in tests/
     # the result
     "best_faster": Guard(
-        "the fastest step that passed its check was faster than the plain graph",
+        "the fastest rung that passed its check was faster than the plain graph",
         lambda f: f.best_speedup > 1, states=("faster than that graph",),
-        found=lambda f: f"the fastest step that passed its check took {_ms(f.best_ms)} ms, the plain graph "
+        found=lambda f: f"the fastest rung that passed its check took {_ms(f.best_ms)} ms, the plain graph "
                         f"{_ms(f.base_ms)} ms",
-        absent=(lambda f: f.best_ms is None, "no step passed its check")),
+        absent=(lambda f: f.best_ms is None, "no rung passed its check")),
     "best_fewer_kernels": Guard(
-        "the fastest step that passed its check ran fewer kernels than the plain graph",
+        "the fastest rung that passed its check ran fewer kernels than the plain graph",
         lambda f: f.best_kernels < f.base_kernels, states=("kernels instead of",),
-        found=lambda f: f"the fastest step that passed its check ran {f.best_kernels} kernels, the plain graph "
+        found=lambda f: f"the fastest rung that passed its check ran {f.best_kernels} kernels, the plain graph "
                         f"{f.base_kernels}"),
     "fusing_most": Guard(
-        "the two fusing steps together saved more than half of what the fastest step gained on the plain graph",
+        "the two fusing rungs together saved more than half of what the fastest rung gained on the plain graph",
         lambda f: f.fusing_gain_share > 0.5, states=("bought most of the gain",),
-        found=lambda f: f"the two fusing steps saved {_ms(f.fusing_saved_ms)} ms of the "
+        found=lambda f: f"the two fusing rungs saved {_ms(f.fusing_saved_ms)} ms of the "
                         f"{_ms(None if f.best_ms is None else f.base_ms - f.best_ms)} ms gained "
                         f"({fmt.pct(f.fusing_gain_share)})"),
     "layers_hold_most": Guard(
@@ -71,7 +71,7 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
         lambda f: f.layers_gap_share > 0.5,
         states=(("What is left sits in each layer's", "The distance left to the floor is in the launches between"),),
         found=lambda f: f"the layers hold {fmt.pct(f.layers_gap_share)} of the step's distance from the floor",
-        absent=(lambda f: not f.has_layer_fit, "the step was not built over fewer layers")),
+        absent=(lambda f: not f.has_layer_fit, "the rung was not built over fewer layers")),
     "attention_further": Guard(
         "a layer's attention half runs further from its bytes' copy time than its MLP",
         lambda f: f.chain_share < f.mlp_share,
@@ -124,7 +124,7 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
                         f"{fmt.num(f.read_gbps, 0)} GB/s), so the read was a limit for it"),
     # what the steps bought
     "fusing_largest": Guard(
-        "the two largest savings came from the two fusing steps, the one into the matvecs first",
+        "the two largest savings came from the two fusing rungs, the one into the matvecs first",
         lambda f: (strip(f.first_label), strip(f.second_label)) == FUSING_STEPS[::-1],
         states=("The two largest savings came from fusing",),
         found=lambda f: f"the two largest savings came from {_q(f.first_label)} ({_ms(f.first_saved_ms)} ms) and "
@@ -141,16 +141,16 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
                         f"{_us(f.second_us_per_kernel)} µs per kernel removed, a launch from a graph costs "
                         f"{fmt.num(f.graph_us_per_launch, 2)} µs"),
     "matvec_faster": Guard(
-        "the step with the matvec kernel was faster than the cuBLAS step before it", lambda f: f.matvec_saved_ms > 0,
+        "the rung with the matvec kernel was faster than the cuBLAS rung before it", lambda f: f.matvec_saved_ms > 0,
         states=("beat cuBLAS at its own job",),
-        found=lambda f: f"the step with the matvec kernel took {_ms(f.matvec_step_ms)} ms, the cuBLAS step before "
+        found=lambda f: f"the rung with the matvec kernel took {_ms(f.matvec_step_ms)} ms, the cuBLAS rung before "
                         f"it {_ms(f.matvec_before_ms)} ms",
-        absent=(lambda f: not f.has_matvec, "the matvec step or the one before it was not timed")),
+        absent=(lambda f: not f.has_matvec, "the matvec rung or the one before it was not timed")),
     "matvec_profiled_all": Guard(
-        "both steps' profiles caught every projection, so their read speeds compare",
+        "both rungs' profiles caught every projection, so their read speeds compare",
         lambda f: f.matvec_profiled_all, states=("In their profiles",),
-        found=lambda f: f"the matvec step's profile caught {f.matvec_launches} projection launches, the cuBLAS "
-                        f"step's {f.cublas_launches}"),
+        found=lambda f: f"the matvec rung's profile caught {f.matvec_launches} projection launches, the cuBLAS "
+                        f"rung's {f.cublas_launches}"),
     "matvec_reads_faster": Guard(
         "in their profiles the matvec kernels read the weights faster than cuBLAS's projection kernels",
         lambda f: f.matvec_gbps > f.cublas_gbps, states=("read the weights faster",),
@@ -159,47 +159,47 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
     "pdl_used": Guard(
         "programmatic dependent launch was used", lambda f: f.pdl_used,
         states=("Programmatic dependent launch saved",),
-        found=lambda f: "the GPU did not support programmatic dependent launch, so the step ran without it"),
+        found=lambda f: "the GPU did not support programmatic dependent launch, so the rung ran without it"),
     "pdl_faster": Guard(
-        "the step with programmatic dependent launch was faster than the one before it",
+        "the rung with programmatic dependent launch was faster than the one before it",
         lambda f: f.pdl_saved_ms > 0, states=("Programmatic dependent launch saved",),
-        found=lambda f: f"the step with programmatic dependent launch took {_ms(f.pdl_ms)} ms, the one before it "
+        found=lambda f: f"the rung with programmatic dependent launch took {_ms(f.pdl_ms)} ms, the one before it "
                         f"{_ms(f.pdl_before_ms)} ms",
-        absent=(lambda f: not f.has_pdl, "the step with programmatic dependent launch was not timed")),
+        absent=(lambda f: not f.has_pdl, "the rung with programmatic dependent launch was not timed")),
     "pdl_same_kernels": Guard(
-        "the step with programmatic dependent launch ran the same kernels as the one before it",
+        "the rung with programmatic dependent launch ran the same kernels as the one before it",
         lambda f: f.pdl_same_kernels, states=("with the same kernels",),
-        found=lambda f: f"the step with programmatic dependent launch ran {f.pdl_kernels} kernels, the one before "
+        found=lambda f: f"the rung with programmatic dependent launch ran {f.pdl_kernels} kernels, the one before "
                         f"it {f.pdl_kernels_before}"),
     "retune_pdl_helped": Guard(
-        "tuning the sites again inside the step with programmatic dependent launch cut its time",
+        "tuning the sites again inside the rung with programmatic dependent launch cut its time",
         lambda f: f.retune_pdl_cut > 0,
         states=(("part of it from tuning the kernels again", "retuned inside the step, in"),),
-        found=lambda f: f"retuned inside the step, the step with programmatic dependent launch replayed in "
+        found=lambda f: f"retuned inside the step, the rung with programmatic dependent launch replayed in "
                         f"{_us(f.retune_pdl_us)} µs, against {_us(f.retune_pdl_alone_us)} µs with every site at its "
                         "config alone",
-        absent=(lambda f: f.retune_pdl_cut is None, "the step with programmatic dependent launch was not tuned "
+        absent=(lambda f: f.retune_pdl_cut is None, "the rung with programmatic dependent launch was not tuned "
                 "again inside itself")),
     "greedy_host_cut": Guard(
         "picking the next token inside the graph cut the host's time per step",
         lambda f: f.greedy_host_us < f.greedy_host_us_before, states=("cut the host's time per step",),
         found=lambda f: f"picking the next token inside the graph took the host's time per step from "
                         f"{_us(f.greedy_host_us_before)} µs to {_us(f.greedy_host_us)} µs",
-        absent=(lambda f: not f.has_greedy, "the step that picks its own next token was not timed")),
+        absent=(lambda f: not f.has_greedy, "the rung that picks its own next token was not timed")),
     # the last four changes
     "ring_faster": Guard(
-        "the step with SwiGLU's ring was faster than the step before it at the median",
+        "the rung with SwiGLU's ring was faster than the rung before it at the median",
         lambda f: f.ring_saved_us > 0, states=("SwiGLU's ring was faster at the median",),
-        found=lambda f: f"the step with SwiGLU's ring took {_ms(f.ring_ms)} ms at the median, the step before it "
+        found=lambda f: f"the rung with SwiGLU's ring took {_ms(f.ring_ms)} ms at the median, the rung before it "
                         f"{_ms(f.ring_before_ms)} ms",
-        absent=(lambda f: not f.has_ring, "the step with SwiGLU's ring was not built")),
+        absent=(lambda f: not f.has_ring, "the rung with SwiGLU's ring was not built")),
     "ring_not_every_round": Guard(
-        "in some round of some run the step with SwiGLU's ring was slower than the step before it",
+        "in some round of some run the rung with SwiGLU's ring was slower than the rung before it",
         lambda f: f.ring_saved_low_us < 0,
-        states=(("though not in every round", "in some round of one run the ring step was the slower"),),
-        found=lambda f: f"the step with SwiGLU's ring was faster in every round, saving {_us(f.ring_saved_low_us)} "
+        states=(("though not in every round", "in some round of one run the ring rung was the slower"),),
+        found=lambda f: f"the rung with SwiGLU's ring was faster in every round, saving {_us(f.ring_saved_low_us)} "
                         f"to {_us(f.ring_saved_high_us)} µs",
-        absent=(lambda f: f.ring_saved_low_us is None, "the step with SwiGLU's ring was not timed")),
+        absent=(lambda f: f.ring_saved_low_us is None, "the rung with SwiGLU's ring was not timed")),
     "few_faster": Guard(
         "the output projection in few programs saved time, its interval clear of zero",
         lambda f: f.few_saved_low_us > 0, states=("each saved time clear of the rounds' noise",),
@@ -218,7 +218,7 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
         lambda f: f.last_slower_every_round, states=("ms in every round",),
         found=lambda f: f"the last change cost {_ms(f.last_cost_ms)} ms at the median, and was not slower in every "
                         "round",
-        absent=(lambda f: f.last_cost_ms is None, "the last step or the one before it was not timed")),
+        absent=(lambda f: f.last_cost_ms is None, "the last rung or the one before it was not timed")),
     "fold_alone_slower": Guard(
         "tuned alone, the folded kernel was slower than attention and the output projection as two launches",
         lambda f: f.fold_us > f.pair_us, states=(("already slower timed alone", "the folded kernel was slower"),),
@@ -226,9 +226,9 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
                         f"output projection {_us(f.pair_us, 2)} µs",
         absent=(lambda f: f.fold_us is None, "the folded kernel was not tuned")),
     "fastest_stays": Guard(
-        "the step before the last is the fastest that passed its check, or level with it by the rounds",
-        lambda f: f.last_prev_label in f.fastest, states=("stays the fastest step that passed its check",),
-        found=_not_fastest("the step before the last is", lambda f: f.last_prev_label)),
+        "the rung before the last is the fastest that passed its check, or level with it by the rounds",
+        lambda f: f.last_prev_label in f.fastest, states=("stays the fastest rung that passed its check",),
+        found=_not_fastest("the rung before the last is", lambda f: f.last_prev_label)),
     # the rings' checks and savings
     "ring_differs": Guard(
         "some outputs of SwiGLU's ring differ from the paired matvec kernel's", lambda f: f.ring_differ_max > 0,
@@ -241,7 +241,7 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
         found=lambda f: f"some of the {f.ring_outputs} outputs of SwiGLU's ring were NaN or infinite"),
     "few_saved": Guard(
         "paired round by round, the output projection in few programs saved time at the median",
-        lambda f: f.few_saved_us > 0, states=("the step saved",),
+        lambda f: f.few_saved_us > 0, states=("the rung saved",),
         found=lambda f: _saved("the output projection in few programs", f.few_saved_us, f.few_saved_low_us,
                                f.few_saved_high_us),
         absent=(lambda f: not f.has_few, "the output projection in few programs was not built")),
@@ -256,15 +256,15 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
         found=lambda f: f"some of the {f.down_outputs} outputs of down's ring were NaN or infinite"),
     "down_saved": Guard(
         "paired round by round, down's ring saved time at the median", lambda f: f.down_saved_us > 0,
-        states=("the step saved",),
+        states=("the rung saved",),
         found=lambda f: _saved("down's ring", f.down_saved_us, f.down_saved_low_us, f.down_saved_high_us),
         absent=(lambda f: not f.has_down, "down's ring was not built")),
     # where the rest goes
     "fit_fastest": Guard(
-        "the step built over fewer layers is the fastest that passed its check, or level with it by the rounds",
-        lambda f: f.fit_label in f.fastest, states=("To see where the fastest step loses time",),
-        found=_not_fastest("the step built over fewer layers is", lambda f: f.fit_label),
-        absent=(lambda f: not f.has_layer_fit, "the step was not built over fewer layers")),
+        "the rung built over fewer layers is the fastest that passed its check, or level with it by the rounds",
+        lambda f: f.fit_label in f.fastest, states=("the fastest rung's graph takes",),
+        found=_not_fastest("the rung built over fewer layers is", lambda f: f.fit_label),
+        absent=(lambda f: not f.has_layer_fit, "the rung was not built over fewer layers")),
     "fit_straight": Guard(
         "every layer count's median lies within a tenth of a layer's cost of one straight line",
         lambda f: f.fit_off_line_us < OFF_LINE * f.fit_per_layer_us, states=("The times lie on a straight line",),
@@ -298,8 +298,8 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
         found=lambda f: f"the launches that end sooner after the launch ahead than their weights take are "
                         f"{_names(f.timeline_early)}"),
     "timeline_fastest": Guard(
-        "the profiled layer is the fastest step's that passed its check, or that of one level with it by the rounds",
-        lambda f: f.timeline_label in f.fastest, states=("The fastest step's graph was replayed",),
+        "the profiled layer is the fastest rung's that passed its check, or that of one level with it by the rounds",
+        lambda f: f.timeline_label in f.fastest, states=("The fastest rung's graph was replayed",),
         found=_not_fastest("the layer was profiled in", lambda f: f.timeline_label),
         absent=(lambda f: not f.has_timeline, "one layer's timeline was not profiled")),
     "waits_cost": Guard(
@@ -339,25 +339,25 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
         absent=(lambda f: not f.has_handoff, "the hand-off chain was not timed")),
     # against published steps
     "sync_level_fast": Guard(
-        "synchronised, the fastest step is level by its rounds with the fastest published step",
+        "synchronised, the fastest rung is level by its rounds with the fastest published step",
         lambda f: f.sync_vs_fast == "level", states=("level with",),
-        found=lambda f: f"synchronised, the fastest step here read {_us(f.ours_tbps, 2)} TB/s, "
+        found=lambda f: f"synchronised, the fastest rung here read {_us(f.ours_tbps, 2)} TB/s, "
                         f"{_stand_words(f.sync_vs_fast)} {f.anchor_fast_label}'s {_us(f.anchor_fast_tbps, 2)} TB/s",
-        absent=(lambda f: not f.has_anchors, "no step passed its check")),
+        absent=(lambda f: not f.has_anchors, "no rung passed its check")),
     "sync_ahead_slow": Guard(
-        "synchronised, the fastest step is ahead by its rounds of the slower published step",
+        "synchronised, the fastest rung is ahead by its rounds of the slower published step",
         lambda f: f.sync_vs_slow == "ahead", states=("That is ahead of",),
-        found=lambda f: f"synchronised, at {_us(f.ours_tbps, 2)} TB/s, the fastest step here was "
+        found=lambda f: f"synchronised, at {_us(f.ours_tbps, 2)} TB/s, the fastest rung here was "
                         f"{_stand_words(f.sync_vs_slow)} {f.anchor_slow_label}'s {_us(f.anchor_slow_tbps, 2)} TB/s"),
     "loop_ahead_fast": Guard(
-        "back to back, the fastest step is ahead by its rounds of the fastest published step",
+        "back to back, the fastest rung is ahead by its rounds of the fastest published step",
         lambda f: f.loop_vs_fast == "ahead", states=("Back to back it was ahead of",),
-        found=lambda f: f"back to back, the fastest step here read {_us(f.ours_loop_tbps, 2)} TB/s, "
+        found=lambda f: f"back to back, the fastest rung here read {_us(f.ours_loop_tbps, 2)} TB/s, "
                         f"{_stand_words(f.loop_vs_fast)} {f.anchor_fast_label}'s {_us(f.anchor_fast_tbps, 2)} TB/s"),
     "loop_ahead_slow": Guard(
-        "back to back, the fastest step is ahead by its rounds of the slower published step",
+        "back to back, the fastest rung is ahead by its rounds of the slower published step",
         lambda f: f.loop_vs_slow == "ahead", states=("back to back too",),
-        found=lambda f: f"back to back, at {_us(f.ours_loop_tbps, 2)} TB/s, the fastest step here was "
+        found=lambda f: f"back to back, at {_us(f.ours_loop_tbps, 2)} TB/s, the fastest rung here was "
                         f"{_stand_words(f.loop_vs_slow)} {f.anchor_slow_label}'s {_us(f.anchor_slow_tbps, 2)} TB/s"),
     "anchor_fewer_layers": Guard(
         "the published model has fewer layers than this one", lambda f: f.anchor_fewer_layers,
@@ -388,25 +388,25 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
         states=("The two picked different top tokens at some steps",),
         found=lambda f: f"eager in float32 and in bf16 picked the same top token at all {f.check_steps} steps"),
     "first_two_exact": Guard(
-        "the first two steps, and only they, matched eager bit for bit", lambda f: f.exact == FIRST_TWO,
-        states=("The first two steps matched eager bit for bit",),
-        found=lambda f: f"the steps that matched eager bit for bit are {_names(tuple(_q(x) for x in f.exact))}"),
+        "the first two rungs, and only they, matched eager bit for bit", lambda f: f.exact == FIRST_TWO,
+        states=("The first two rungs matched eager bit for bit",),
+        found=lambda f: f"the rungs that matched eager bit for bit are {_names(tuple(_q(x) for x in f.exact))}"),
     "worst_near_fp32": Guard(
-        "the largest error of any step is about float32's own distance from bf16, within a fifth",
+        "the largest error of any rung is about float32's own distance from bf16, within a fifth",
         lambda f: f.worst_rel_err <= NEAR_FP32 * f.fp32_rel_err,
         states=("about as far from eager as float32 is",),
-        found=lambda f: "no step rounded differently from eager" if f.worst_rel_err is None else
-        f"the largest error of any step was {fmt.pct(f.worst_rel_err, 2)}, float32's {fmt.pct(f.fp32_rel_err, 2)}"),
+        found=lambda f: "no rung rounded differently from eager" if f.worst_rel_err is None else
+        f"the largest error of any rung was {fmt.pct(f.worst_rel_err, 2)}, float32's {fmt.pct(f.fp32_rel_err, 2)}"),
     "all_passed": Guard(
-        "every step passed its check", lambda f: not f.any_failed, states=("Every step passed",),
+        "every rung passed its check", lambda f: not f.any_failed, states=("Every rung passed",),
         found=lambda f: f"{_names(tuple(_q(x) for x in f.failed))} failed the check"),
     "all_finite": Guard(
-        "every step's logits were finite", lambda f: not f.any_nonfinite, states=("with finite logits throughout",),
+        "every rung's logits were finite", lambda f: not f.any_nonfinite, states=("with finite logits throughout",),
         found=lambda f: f"the logits of {_names(tuple(_q(x) for x in f.nonfinite))} held NaN or infinity"),
     "free_some_parted": Guard(
-        "some steps run free parted from eager's tokens", lambda f: f.free_same < f.free_steps,
+        "some rungs run free parted from eager's tokens", lambda f: f.free_same < f.free_steps,
         states=("the others parted from them",),
-        found=lambda f: f"all {f.free_steps} steps run free wrote exactly eager's tokens"),
+        found=lambda f: f"all {f.free_steps} rungs run free wrote exactly eager's tokens"),
     "near_ties_only": Guard(
         "under teacher forcing every top-token difference fell within the band", lambda f: f.near_ties_only,
         states=("every top-token difference fell at a near-tie",),
@@ -416,13 +416,13 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
         lambda f: f.same_eager_tokens, states=("in the decode chapter's run",),
         found=lambda f: "the decode chapter's eager run wrote other tokens, so its logit gaps are not these"),
     "next_argmax": Guard(
-        "the first step that picks its own next token wrote its argmax at every step",
+        "the first rung that picks its own next token wrote its argmax at every step",
         lambda f: f.next_agree == f.next_steps,
         states=("wrote the argmax of its logits into its input buffer every time",),
         found=lambda f: f"{_q(f.next_label)} wrote the argmax of its logits at {f.next_agree} of {f.next_steps} steps",
-        absent=(lambda f: f.next_agree is None, "no step that picks its own next token was checked doing so")),
+        absent=(lambda f: f.next_agree is None, "no rung that picks its own next token was checked doing so")),
     "next_positions": Guard(
-        "the first step that picks its own next token wrote the next position at every step",
+        "the first rung that picks its own next token wrote the next position at every step",
         lambda f: f.next_positions_ok, states=("and the position after it",),
         found=lambda f: f"{_q(f.next_label)} wrote a wrong next position at some step"),
     # timing
@@ -432,9 +432,9 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
         found=lambda f: f"the rounds stopped quiet after {f.rounds_n} rounds, before the "
                         f"{fmt.num(f.rounds_cap_s, 0)} s cap"),
     "steps_noisy": Guard(
-        "more than one synchronised step stayed noisy at the cap", lambda f: f.step_noisy_count > 1,
-        states=("Several steps timed one at a time stayed noisy",),
-        found=lambda f: f"{f.step_noisy_count} step{'' if f.step_noisy_count == 1 else 's'} timed one at a time "
+        "more than one rung, timed one step at a time, stayed noisy at the cap", lambda f: f.step_noisy_count > 1,
+        states=("Several rungs timed one step at a time stayed noisy",),
+        found=lambda f: f"{f.step_noisy_count} rung{'' if f.step_noisy_count == 1 else 's'} timed one step at a time "
                         f"stayed noisy, up to {fmt.num(f.step_noise_high, 1)}%"),
     "loops_quiet": Guard(
         "every back-to-back loop was quiet", lambda f: f.loop_all_quiet,
@@ -442,19 +442,19 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
         found=lambda f: f"some back-to-back loop stayed noisy, up to {fmt.num(f.loop_noise_high, 2)}% against the "
                         f"{fmt.num(f.rounds_bound_pct, 1)}% bound"),
     "round_trip": Guard(
-        "back to back, the last step was faster than synchronised around every step", lambda f: f.round_trip_ms > 0,
+        "back to back, the last rung was faster than synchronised around every step", lambda f: f.round_trip_ms > 0,
         states=("ms less than synchronised around every step",),
-        found=lambda f: f"back to back the last step took {_ms(f.last_loop_ms)} ms, synchronised {_ms(f.last_ms)} ms",
-        absent=(lambda f: f.round_trip_ms is None, "the last step was not timed back to back")),
+        found=lambda f: f"back to back the last rung took {_ms(f.last_loop_ms)} ms, synchronised {_ms(f.last_ms)} ms",
+        absent=(lambda f: f.round_trip_ms is None, "the last rung was not timed back to back")),
     "alone_under_loop": Guard(
         "the graph replayed alone was faster than its loop", lambda f: f.alone_outside_ms > 0,
         states=("ms less than its loop",),
         found=lambda f: f"replayed alone the graph took {_ms(f.alone_ms)} ms, its loop {_ms(f.alone_loop_ms)} ms"),
     "costs_fastest": Guard(
-        "the step whose calls were left out and whose graph was replayed alone is the fastest that passed its check, "
+        "the rung whose calls were left out and whose graph was replayed alone is the fastest that passed its check, "
         "or level with it by the rounds",
         lambda f: f.alone_label in f.fastest,
-        states=(("the fastest step's graph took", "Leaving one call out of the fastest step"),),
+        states=(("the fastest rung's graph took", "Leaving one call out of the fastest rung"),),
         found=_not_fastest("the calls were left out of", lambda f: f.alone_label)),
     "lm_head_site_over_copy": Guard(
         "tuned alone, the LM head's site read faster than the copy", lambda f: "lm_head" in f.sites_over_copy,
@@ -470,31 +470,32 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
         states=("fastest candidates were then timed again",),
         found=lambda f: "the stored result has no finalists timed again inside the step"),
     "kernels_last": Guard(
-        "the kernel table is the last step's", lambda f: strip(f.kernels_label or "") == f.last_label,
-        states=("One profiled step of the last step",),
-        found=lambda f: f"the kernel table is of {_q(f.kernels_label)}, not of the last step, {_q(f.last_label)}",
-        absent=(lambda f: f.kernels_label is None, "no step was profiled")),
+        "the kernel table is the last rung's", lambda f: strip(f.kernels_label or "") == f.last_label,
+        states=("One profiled step of the last rung",),
+        found=lambda f: f"the kernel table is of {_q(f.kernels_label)}, not of the last rung, {_q(f.last_label)}",
+        absent=(lambda f: f.kernels_label is None, "no rung was profiled")),
     "kernels_no_copies": Guard(
-        "the last step's profile holds no copy or memset", lambda f: f.kernels_copies == 0,
+        "the last rung's profile holds no copy or memset", lambda f: f.kernels_copies == 0,
         states=("none of them a copy or a memset",),
         found=lambda f: f"the profile holds {f.kernels_copies} copies or memsets"),
     "kernels_overlap": Guard(
-        "the last step's kernels' durations add up to more than the step",
+        "the last rung's kernels' durations add up to more than the step",
         lambda f: f.kernels_busy_ms > f.kernels_step_ms,
         states=("durations add up to more than the step",),
         found=lambda f: f"the kernels' durations add up to {_us(f.kernels_busy_ms, 2)} ms, the step takes "
                         f"{_us(f.kernels_step_ms, 2)} ms"),
     "kernels_compared": Guard(
-        "the last step without programmatic dependent launch was profiled beside it", lambda f: f.has_compared,
-        states=("The last column, from the last step without programmatic dependent launch",),
-        found=lambda f: "no step without programmatic dependent launch was profiled beside it: the last column is "
+        "the last rung without programmatic dependent launch was profiled beside it", lambda f: f.has_compared,
+        states=("The last column, from the last rung without programmatic dependent launch",),
+        found=lambda f: "no rung without programmatic dependent launch was profiled beside it: the last column is "
                         "empty"),
     "calls_under_whole": Guard(
-        "the calls' costs, times the layers, add up to less than the whole graph",
-        lambda f: f.calls_sum_us < f.alone_us,
+        "the calls' costs, times the layers, add up to less than the whole graph replayed",
+        lambda f: f.calls_sum_us < f.fit_all_us,
         states=("The rest is what no single call owns",),
         found=lambda f: f"the calls' costs, times the layers, add up to {_us(f.calls_sum_us)} µs, the whole graph "
-                        f"{_us(f.alone_us)} µs"),
+                        f"{_us(f.fit_all_us)} µs",
+        absent=(lambda f: f.fit_all_us is None, "the rung was not built over fewer layers")),
     "calls_over_copy": Guard(
         "the calls that pass 100% of the copy are SwiGLU's ring and the LM head",
         lambda f: set(f.calls_over_copy) == {"swiglu_ring", "lm_head"}, states=("pass 100%",),

@@ -286,7 +286,7 @@ FORMATS = {  # how each figure reads on every page (kernelbook.macros)
     "compiled_norm_diff": "pct:1", "compiled_swiglu_diff": "pct:1",  # signed: negative where compiled is faster
     "compile_norm_s": "num:1", "compile_swiglu_s": "num:1",
     "copy_gbps": "num:0", "gbps_low": "num:0", "gbps_high": "num:0", "share_low": "pct:0", "share_high": "pct:0",
-    "near_copy": "pct:0", "versions_counted": "num:0", "slow_versions": "num:0",
+    "ceiling_copy_gbps": "num:0", "near_copy": "pct:0", "versions_counted": "num:0", "slow_versions": "num:0",
     "norm_eager_share": "pct:0", "norm_triton_share": "pct:0",
     "intensity_high": "num:2", "ridge": "num:0", "ridge_over_intensity": "num:0",
     "laptop_gbps_low": "num:0", "laptop_gbps_high": "num:0",

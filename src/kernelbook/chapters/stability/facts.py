@@ -8,9 +8,10 @@ page shows: the median across the current code's runs (kernelbook.factbook's one
 stale runs in the same folder: the same measurement before files moved, under other code hashes, on other days)
 are context and are kept apart. Some of those store their data under older keys; OLD_KEYS maps them to today's.
 
-A figure's within-run spread is twice its noise where its timer stopped on the noise criterion (bench.py), else
-its rounds' fastest to slowest over the median. Its firmness, from the runs of the current code (FIRM is the one
-threshold):
+A run's spread is twice its noise where its timer stopped on the noise criterion (bench.py), else its rounds'
+fastest to slowest over the median; a figure's within-run spread is the widest of its current-code runs' (the
+noisiest run's, not the noise its own page prints, which may be another run's or the runs' median). Its firmness,
+from the runs of the current code (FIRM is the one threshold):
   unsettled  two or more runs disagree by more than FIRM of today's figure and by more than the widest
              within-run spread among them
   noisy      otherwise, a run's timing stayed noisy at its cap (bench.py); for a timer without the criterion,
@@ -35,13 +36,13 @@ from kernelbook.chapters.stability.figures import (
     EXPERIMENTS,
     FIRM,
     HOST_SHARE,
-    SPECS,
     TRACKS,
     Figure,
     Firmness,
     LaunchRun,
     Picks,
     Retuned,
+    RetunedStep,
     Run,
     Stored,
     WayRounds,
@@ -178,9 +179,11 @@ class Facts:
     far_sites: int
     far_sites_moved: int  # sites where the runs' tuning did not all pick the same config
     far_last_versus: Literal["faster", "slower"]  # today's fastest checked step against that earlier-code run
-    retuned: tuple[Retuned, ...]
+    retuned: tuple[Retuned, ...]  # sites whose in-step retuning picked different configs across the runs
     n_retuned: int
     retuned_same: bool  # the in-step retuning picked the same configs in every run too
+    retuned_steps: tuple[RetunedStep, ...]  # each step that retunes its sites: how many, and how many moved
+    retuned_sites: int  # sites retuned inside the steps, over every step
 
 
 FORMATS = {  # how each figure reads on the page (kernelbook.macros); counts read as integers
@@ -200,7 +203,7 @@ FORMATS = {  # how each figure reads on the page (kernelbook.macros); counts rea
 def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
     """runs: every experiment of EXPERIMENTS -> its stored runs on one machine, oldest first, each marked current
     (a run of the current code) or not; at least one current run each."""
-    figs = [figures.figure(spec, runs[spec.experiment]) for spec in SPECS]
+    figs = [figures.figure(spec, runs[spec.experiment]) for spec in figures.specs(runs)]
     every = [r for name in EXPERIMENTS for r in runs[name]]
     earlier = [r for r in every if not r.current]
     moved = [f for f in figs if f.moved_before]

@@ -6,7 +6,9 @@ launches, the decode step's slow rounds, autotuning's picks). The thresholds of 
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -48,6 +50,7 @@ LABELS = {  # headline figures' keys -> how the table and the figure name them
     "compile_decode": "compile time: decode step, cold cache",
     "alloc": "caching allocator, µs per allocation",
 }
+NONE = "—"  # a run that did not retune a site
 Firmness = Literal["firm", "steady in one run", "noisy", "unsettled", "no rounds stored"]
 
 
@@ -64,9 +67,9 @@ class Sample:
 
     @property
     def spread(self) -> float | None:
-        """How far the figure moved within its run (across.spread): twice its noise where recorded (about the band
+        """How far the figure moved within this run (across.spread): twice its noise where recorded (about the band
         that holds 95% of its samples: a range over a hundred samples or more grows with their number), else fastest
-        to slowest."""
+        to slowest. A figure's within-run spread is the widest of its runs' (Figure.within)."""
         return across.spread({"median": self.median, "min": self.low, "max": self.high,
                               "noise_pct": None if self.noise is None else 100 * self.noise})
 
@@ -122,10 +125,22 @@ def sol(d: dict[str, Any]) -> across.Summary:
     return across.ratio(_timing(v["copy"]), _timing(v[OURS]))
 
 
-def _alloc(d: dict[str, Any]) -> across.Summary:
-    """The slowest size's cached allocation: its samples' summary where stored, else its median alone."""
-    s = max(d["cached"]["sizes"], key=lambda s: s["alloc_us"])
+def _alloc(d: dict[str, Any], nbytes: int) -> across.Summary:
+    """One size's cached allocation: its samples' summary where stored, else its median alone."""
+    s = next(s for s in d["cached"]["sizes"] if s["bytes"] == nbytes)
     return s["alloc"] if "alloc" in s else {"median": s["alloc_us"]}
+
+
+def alloc_size(runs: list[Run]) -> int:
+    """The size the allocator page shows as its cached allocation (allocator.figures: the slowest size by its median
+    across the current code's runs): every run is read at that size, so the range is the one that page prints."""
+    sizes = [[(s["bytes"], s["alloc_us"]) for s in r.data["cached"]["sizes"]] for r in runs if r.current]
+    medians = {b: statistics.median(dict(run)[b] for run in sizes) for b, _ in sizes[-1]}
+    return max(medians, key=medians.__getitem__)
+
+
+def kib(nbytes: int) -> str:
+    return f"{nbytes >> 20} MiB" if nbytes >= 1 << 20 else f"{nbytes >> 10} KiB"
 
 
 def _noted(s: across.Summary, d: dict[str, Any], name: str) -> across.Summary:
@@ -156,6 +171,7 @@ class Spec:
     digits: int
     page: str
     read: Callable[[dict[str, Any]], across.Summary]  # one run's data -> the figure's timing summary
+    label: str = ""  # how the table names it, where not LABELS'
 
 
 SPECS: tuple[Spec, ...] = (  # each read as its chapter reads it (machine and fusing_by_hand facts)
@@ -179,8 +195,15 @@ SPECS: tuple[Spec, ...] = (  # each read as its chapter reads it (machine and fu
          lambda d: {"median": d["add_rmsnorm"]["cold"]["first_call_s"]}),
     Spec("compile_decode", "decode.compile_warm", "s", 1, "decode.md",
          lambda d: {"median": d["cold"]["modes"]["compile_default"]["compile_s"]}),
-    Spec("alloc", "allocator.caching", "µs", 2, "allocator.md", _alloc),
+    Spec("alloc", "allocator.caching", "µs", 2, "allocator.md", lambda d: _alloc(d, 4096)),  # specs() sets the size
 )
+
+
+def specs(runs: dict[str, list[Run]]) -> tuple[Spec, ...]:
+    """SPECS, the allocator's read at the size its page shows (alloc_size)."""
+    n = alloc_size(runs["allocator.caching"])
+    return tuple(dataclasses.replace(s, read=lambda d: _alloc(d, n), label=f"caching allocator, µs per {kib(n)} "
+                                     "allocation") if s.key == "alloc" else s for s in SPECS)
 WHAT_MOVES = ("torch_compile.codegen",)  # read for autotuning's picks, not for a figure of the table
 EXPERIMENTS = tuple(dict.fromkeys([s.experiment for s in SPECS] + list(WHAT_MOVES)))
 
@@ -260,10 +283,25 @@ class Picks:
 
 @dataclass(frozen=True)
 class Retuned:
-    """A site of the hand-built decode step whose in-step retuning picked different configs across runs."""
+    """A site of the hand-built decode step whose in-step retuning picked different configs across the runs that
+    retuned it."""
     step: str
     site: str
-    configs: tuple[str, ...]  # one per run, oldest first
+    configs: tuple[str, ...]  # one per run, oldest first; '—' where a run did not retune the site
+
+    @property
+    def picks(self) -> tuple[tuple[str, int], ...]:
+        """Each config it picked and in how many runs, the most picked first."""
+        return tuple(Counter(c for c in self.configs if c != NONE).most_common())
+
+
+@dataclass(frozen=True)
+class RetunedStep:
+    """One step of the hand-built decode whose sites are retuned inside it, over the stored runs."""
+    step: str
+    runs: int  # runs that retuned the step
+    sites: int  # sites retuned in it, in any run
+    moved: int  # ... whose pick differed between the runs that retuned them
 
 
 def firmness(current: list[Sample], shown: float | None = None) -> Firmness:
@@ -310,8 +348,8 @@ def figure(spec: Spec, runs: list[Run]) -> Figure:
     moved = any(abs(x) > FIRM and abs(x) > max(s.spread or 0.0, within or 0.0) for x, (_, s) in zip(rels, old,
                                                                                                      strict=True))
     pts = tuple(Point(r.started, r.current, s.median / ref - 1, _rel(s.low, ref), _rel(s.high, ref)) for r, s in read)
-    return Figure(spec.key, LABELS[spec.key], spec.unit, spec.digits, spec.page, spec.experiment, ref, within,
-                  len(cur), rng, len(old), min(rels, default=None), max(rels, default=None), moved,
+    return Figure(spec.key, spec.label or LABELS[spec.key], spec.unit, spec.digits, spec.page, spec.experiment, ref,
+                  within, len(cur), rng, len(old), min(rels, default=None), max(rels, default=None), moved,
                   firmness(cur, ref), pts)
 
 
@@ -398,13 +436,18 @@ def picks(codegen: list[Run], ladder: list[Run]) -> dict[str, Any]:
     common = set.intersection(*(set(t) for t in tuned))  # a site a later run added has nothing to compare with
     tuned = [{site: c for site, c in t.items() if site in common} for t in tuned]
     steps = dict.fromkeys(step for r in ladder for step in r.data["in_step"])
-    retuned = []
+    retuned, by_step = [], []
     for step in steps:
         per = [r.data["in_step"].get(step, {}).get("configs", {}) for r in ladder]
-        for site in dict.fromkeys(s for p in per for s in p):
-            configs = tuple(" × ".join(map(str, p[site])) if site in p else "—" for p in per)
-            if len(set(configs)) > 1:
-                retuned.append(Retuned(ladder[-1].data["labels"].get(step, step), site, configs))
+        label = ladder[-1].data["labels"].get(step, step)
+        sites = list(dict.fromkeys(s for p in per for s in p))
+        moved = 0
+        for site in sites:
+            configs = tuple(" × ".join(map(str, p[site])) if site in p else NONE for p in per)
+            if len(set(configs) - {NONE}) > 1:  # a site a run did not retune has nothing to differ from
+                retuned.append(Retuned(label, site, configs))
+                moved += 1
+        by_step.append(RetunedStep(label, sum(step in r.data["in_step"] for r in ladder), len(sites), moved))
     gap = _widest(ladder)
     return dict(
         picks=picks, picks_n=len(picks), picks_compared=len(picks) > 1, picks_same=len({p.kernels for p in picks}) == 1,
@@ -414,7 +457,8 @@ def picks(codegen: list[Run], ladder: list[Run]) -> dict[str, Any]:
         far_last_faster_now=gap is not None and gap > 0, far_tuned_same=all(t == tuned[-1] for t in tuned),
         far_sites=len(tuned[-1]), far_sites_moved=sum(len({t[site] for t in tuned}) > 1 for site in common),
         far_last_versus="faster" if gap is not None and gap > 0 else "slower",
-        retuned=tuple(retuned), n_retuned=len(retuned), retuned_same=not retuned)
+        retuned=tuple(retuned), n_retuned=len(retuned), retuned_same=not retuned, retuned_steps=tuple(by_step),
+        retuned_sites=sum(x.sites for x in by_step))
 
 
 def software(versions: tuple[str, ...]) -> str:

@@ -17,8 +17,8 @@ def _not_unsettled(f: Facts, key: str, name: str) -> str:
     """Where a launch figure is not unsettled: its runs, and what its label is instead."""
     x = _fig(f, key)
     if x.current_runs == 1:
-        return (f"{name} has one run of the current code, {x.firmness} within it: whether its runs disagree needs a "
-                "second run")
+        return (f"{name} has one run of the current code, {fmt.num(x.median, 2)} µs with a spread of "
+                f"{fmt.pct(x.within, 1)} inside it ({x.firmness}): there is no second run for it to disagree with")
     return (f"{name}'s {x.current_runs} runs of the current code lie {fmt.pct(x.current_range, 1)} apart, within "
             f"{fmt.pct(FIRM)} or its own spread of {fmt.pct(x.within, 1)}: it is {x.firmness}")
 
@@ -26,16 +26,16 @@ def _not_unsettled(f: Facts, key: str, name: str) -> str:
 def _one_run_each(f: Facts) -> str:
     """The runs of the current code, where some experiment has a single one."""
     if f.one_current_each:
-        return (f"each of the {f.experiments} experiments has a single run of the current code, so how firm a figure "
-                "is needs a second run")
+        return (f"each of the {f.experiments} experiments ran once with the current code ({f.current_runs} runs in "
+                "all), so no experiment has a pair of runs to compare")
     return f"{f.one_current_experiments} of the {f.experiments} experiments have a single run of the current code"
 
 
 def _disagree_found(f: Facts) -> str:
     if f.one_run_figures == f.n_figures:
-        return (f"every headline figure has a single run of the current code, so whether the next run agrees is not "
-                f"measured yet ({f.n_steady} are steady in their one run, {f.n_noisy} noisy in it, {f.n_no_rounds} "
-                f"store no rounds)")
+        return (f"no headline figure has a run-to-run range yet: with one run each, none can disagree beyond its own "
+                f"spread ({f.n_steady} are steady in their one run, {f.n_noisy} noisy in it, {f.n_no_rounds} store no "
+                "rounds)")
     return (f"no figure's runs of the current code disagree by more than {fmt.pct(FIRM)} and by more than their own "
             f"spreads ({f.n_firm} are firm, {f.n_noisy} noisy)")
 
@@ -54,8 +54,8 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
                          f"current code ({f.n_steady} steady in it, {f.n_no_rounds} with no rounds stored): how firm "
                          "they are needs a second run"),
         absent=(lambda f: f.one_run_figures == f.n_figures,
-                "every headline figure has a single run of the current code, and how firm a figure is needs a second "
-                "run")),
+                lambda f: (f"each of the {f.n_figures} headline figures has one run of the current code, and firm "
+                           "or unsettled weighs two runs or more against each other"))),
     "runs_disagree": Guard(
         f"the runs of some figure disagree by more than {FIRM:.0%} and by more than their own spreads",
         lambda f: f.n_unsettled > 0, states=("not that the next run will agree",), found=_disagree_found),
@@ -78,7 +78,8 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
                          f"{fmt.num(f.launch_eager_low, 2)} to {fmt.num(f.launch_eager_high, 2)} µs, "
                          f"{fmt.pct(f.launch_eager_moved, 1)} of today's figure"),
         absent=(lambda f: f.launch_n == 1,
-                "the launch loop has a single stored run, and how far it moves from run to run needs a second")),
+                lambda f: (f"the launch loop has one stored run, at {fmt.num(f.launch_eager_low, 2)} µs per eager "
+                           "launch: the lowest and highest run are the same run"))),
     "launch_clocks": Guard(
         "every launch run read the same SM and memory clocks at its start and its end",
         lambda f: f.launch_clocks_same, states=("found the GPU's clocks where the others did",),
@@ -88,7 +89,7 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         f"in both eager decode ways, the host's time was at least {HOST_BOUND:.0%} of the step in every round",
         lambda f: f.eager_host_low >= HOST_BOUND,
         states=(("at least {{ f.eager_host_low }} of the step in every round",
-                 "eager decode steps move with the host"),),
+                 "eager decode [steps](glossary.md#step) move with the host"),),
         found=lambda f: (f"in some round of an eager decode way the host's time was only "
                          f"{fmt.pct_down(f.eager_host_low, 1)} of the step")),
     "graph_host": Guard(
@@ -107,8 +108,8 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         lambda f: f.picks_compared, states=("in every stored run",),
         found=lambda f: f"max-autotune's picks for the MLP half have {f.picks_n} stored run",
         absent=(lambda f: f.picks_n == 1,
-                "max-autotune's picks have a single stored run, and whether a second keeps the same kernels is not "
-                "measured yet")),
+                lambda f: (f"max-autotune's {f.picks_kernels} kernels for the MLP half come from one stored run, with "
+                           "no other run's picks to set beside them"))),
     "picks_same": Guard(
         "every stored run of max-autotune kept the same kernels for the MLP half",
         lambda f: f.picks_same, states=("kept the same",),
@@ -119,8 +120,8 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         lambda f: f.far_compared, states=("from run to run",),
         found=lambda f: f"the hand-built decode step's tuning has {f.far_runs} stored run",
         absent=(lambda f: f.far_runs == 1,
-                "the hand-built decode step's tuning has a single stored run, and whether a second picks the same "
-                "configurations is not measured yet")),
+                lambda f: (f"the hand-built decode step tuned its {f.far_sites} sites in one stored run, with no "
+                           "other run's configurations to compare"))),
     "two_each": Guard(
         "every experiment has at least two runs of the current code", lambda f: f.one_current_experiments == 0,
         states=("at least two runs each",), found=_one_run_each),
@@ -131,11 +132,12 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
     "earlier": Guard(
         "some experiment has a stored run of earlier code", lambda f: f.earlier_runs > 0,
         states=("runs of earlier code",), found=lambda f: f"{f.earlier_runs} runs of earlier code are stored",
-        absent=(lambda f: f.earlier_runs == 0, "no run of earlier code is stored")),
+        absent=(lambda f: f.earlier_runs == 0, "every stored run is of the current code: none of earlier code")),
     "moved": Guard(
         f"an earlier-code run put some figure further from today's than {FIRM:.0%} and than the spreads",
         lambda f: f.n_moved > 0, states=("further from today's median than the threshold",),
         found=lambda f: (f"none of the {f.earlier_runs} earlier-code runs lies further from today's figure than "
                          f"{fmt.pct(FIRM)} and than its own spread"),
-        absent=(lambda f: f.earlier_runs == 0, "no run of earlier code is stored to set beside today's figures")),
+        absent=(lambda f: f.earlier_runs == 0,
+                "with no earlier-code run stored, no figure has an older value to have moved from")),
 }

@@ -118,14 +118,14 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
     "decode_cold_slower": Guard(
         "the slowest cold decode compile took longer than the laptop's slowest",
         lambda f: f.decode_cold_above_laptop,
-        states=("took longer than the laptop's slowest, cold",),
+        states=("the slowest compile timed here took longer than the laptop's slowest",),
         found=lambda f: f"the slowest cold decode compile took {_s(f.decode_cold_high)}, the laptop's "
                         f"{_s(f.laptop_decode_cold_high)}"),
     "decode_warm_slower": Guard(
-        "the slowest warm decode compile took longer than the laptop's slowest",
+        "the slowest warm decode compile of the modes timed warm took longer than the laptop's slowest",
         lambda f: f.decode_warm_above_laptop,
         states=("cold and warm",),
-        found=lambda f: f"the slowest warm decode compile took {_s(f.decode_warm_high)}, the laptop's "
+        found=lambda f: f"the slowest warm decode compile timed took {_s(f.decode_warm_high)}, the laptop's "
                         f"{_s(f.laptop_decode_warm_high)}"),
     "recompiled": Guard(
         "the second token count failed its guard and compiled a second graph",
