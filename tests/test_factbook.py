@@ -144,3 +144,12 @@ def test_a_guard_on_a_verdict_is_read_in_every_run_too(two_copies, monkeypatch):
     older = guards.in_every_run("fast", "toy", "nvidia-h200")  # 4,000 and 4,400 GB/s
     assert len(older) == 2 and all(not o.holds and "in machine.ceilings, run 2026010" in o.what_changed()
                                    for o in older)
+
+
+def test_a_count_over_an_even_number_of_runs_says_it_is_the_lower_middle_one():
+    """A count is never averaged: over 2 runs (20 and 30 rounds) the figure is 20, and its hover says so."""
+    assert factbook._median([20, 30]) == 20 and factbook._median_rule([20, 30]) == "median_low"
+    assert factbook._median_rule([20, 30, 25]) == "median" and factbook._median_rule([2.0, 3.0]) == "median"
+    title = factbook.Source("median_low", ("20261201T000000Z", "20261203T000000Z"), 20, 30).title
+    assert title.startswith("the lower of 2 runs, 2026-12-01 to 2026-12-03, runs 20 to 30")
+    assert "median" not in title

@@ -41,7 +41,7 @@ PUBLISHED = ("laptop_", "article_")  # a field named so quotes the article's pub
 @dataclass(frozen=True)
 class Source:
     """How one field was obtained: the text a reader sees on hovering it."""
-    rule: str  # "median", "same", "newest", "derived", "across", "own", "published", "min", "max"
+    rule: str  # "median", "median_low", "same", "newest", "derived", "across", "own", "published", "min", "max"
     runs: tuple[str, ...] = ()  # the runs' start stamps, oldest first
     low: float | None = None
     high: float | None = None
@@ -62,6 +62,11 @@ class Source:
         if self.rule in ("median", "across"):
             rng = "" if self.low is None else f", runs {_g(self.low)} to {_g(self.high)}"
             return f"median of {len(self.runs)} run{'s' * (len(self.runs) != 1)}{span}{rng}{what}"
+        if self.rule == "median_low":  # a count over an even number of runs: the lower of the middle two, a count
+            rng = "" if self.low is None else f", runs {_g(self.low)} to {_g(self.high)}"
+            which = "the lower of 2 runs" if len(self.runs) == 2 else \
+                f"the lower middle value of {len(self.runs)} runs"
+            return f"{which}{span}{rng}{what}"
         if self.rule == "same":
             return f"the same in all {len(self.runs)} runs{span}{what}"
         if self.rule == "derived":
@@ -101,6 +106,11 @@ def _median(values: list[Any]) -> Any:
     if all(isinstance(v, int) for v in values):
         return statistics.median_low(values)
     return statistics.median(values)
+
+
+def _median_rule(values: list[Any]) -> str:
+    """How _median took these values: a count over an even number of runs is the lower middle one, not a mean."""
+    return "median_low" if all(isinstance(v, int) for v in values) and len(values) % 2 == 0 else "median"
 
 
 def _compute(module: Any, machine: str, picks: dict[str, int], runs_read: list[store.Result]) -> Any:
@@ -173,12 +183,13 @@ def _compute_book(chapter: str, machine: str | None) -> Book:
             e = deps[0]
             pick = extremes.get(n)
             out[n] = _median(vals) if pick is None else pick(vals)
-            sources[n] = Source("median" if pick is None else pick.__name__, stamps(e), min(vals), max(vals), (e,))
+            rule = pick.__name__ if pick is not None else _median_rule(vals)
+            sources[n] = Source(rule, stamps(e), min(vals), max(vals), (e,))
             continue
         k_runs = min(len(runs[e]) for e in deps)
         vals = [x] + [getattr(_compute(module, machine, dict.fromkeys(deps, k), got), n) for k in range(1, k_runs)]
         out[n] = _median(vals)
-        sources[n] = Source("median", stamps(deps[0], k_runs), min(vals), max(vals), tuple(deps))
+        sources[n] = Source(_median_rule(vals), stamps(deps[0], k_runs), min(vals), max(vals), tuple(deps))
     medians = dataclasses.replace(base, **out) if out else base
     derive = getattr(module, "derive", None)
 
