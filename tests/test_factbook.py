@@ -153,3 +153,12 @@ def test_a_count_over_an_even_number_of_runs_says_it_is_the_lower_middle_one():
     title = factbook.Source("median_low", ("20261201T000000Z", "20261203T000000Z"), 20, 30).title
     assert title.startswith("the lower of 2 runs, 2026-12-01 to 2026-12-03, runs 20 to 30")
     assert "median" not in title
+
+
+def test_an_end_of_a_range_taken_across_runs_says_which_end_it_is():
+    """A chapter's `<figure>_low`/`_high` over its runs is the lowest or highest run's figure, not 'the same in all'."""
+    b = factbook.book("decode", "nvidia-h200")
+    assert b.sources["static_ms_low"].title.startswith("the lowest run's figure of 2 runs")
+    assert b.sources["static_ms_high"].title.startswith("the highest run's figure of 2 runs")
+    one = factbook.Source("lowest", ("20261207T000000Z",)).title
+    assert one.startswith("one run, 2026-12-07") and "a second run would show" in one

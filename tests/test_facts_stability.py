@@ -64,7 +64,7 @@ def _slower_eager(d, k):
 
 def test_the_fixture_reads_as_stored(runs):
     f = F.from_data(runs, "H200")
-    assert f.n_figures == len(FG.SPECS) == len(f.figures) and 15 <= f.n_figures <= 25
+    assert f.n_figures == len(FG.SPECS) == len(f.figures) and 15 <= f.n_figures <= 30
     assert f.experiments == len(FG.EXPERIMENTS) and f.current_runs == f.experiments and f.earlier_runs == 0
     assert f.one_current_each and f.any_one_current and not f.any_earlier and f.earlier_first == ""
     c = runs["machine.ceilings"][0].data
@@ -696,3 +696,43 @@ def test_each_guard_that_gives_way_says_what_its_own_paragraph_needed(runs):
             "far_compared", "two_each", "earlier", "moved"} <= set(words)
     assert len(set(words.values())) == len(words), words
     assert not [w for w in words.values() if "needs a second run" in w or "needs a second" in w], words
+
+
+def test_every_figure_the_home_page_measures_is_in_the_table():
+    """Issue 60 (#57 item 2): each measured figure docs/index.md prints is a headline row here, judged like the others
+    (a field the home page names otherwise, decode's best_ms, is the value of one of its chapter's rows)."""
+    import re
+    from pathlib import Path
+
+    from kernelbook import macros
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "index.md").read_text()
+    alias = dict(re.findall(r'{% set (\w+) = facts\("(\w+)"\) %}', text))
+    printed = {(alias[a], field) for a, field in re.findall(r"{{ (\w+)\.(\w+)", text) if a in alias}
+    measured = {(c, n) for c, n in printed if c != "stability" and n != "gpu" and not n.startswith("laptop_")}
+    assert ("decode", "static_ms") in measured and ("machine", "ridge") in measured
+    shown = set(F.SHOWN_AS.values())
+    for chapter, name in measured - shown:
+        value = getattr(macros.raw_facts(chapter), name)
+        assert any(getattr(macros.raw_facts(c), n) == value for c, n in shown if c == chapter), (chapter, name)
+
+
+def test_the_static_steps_ends_are_its_current_runs_lowest_and_highest(runs):
+    """The home page prints the eager StaticCache step's run-to-run ends from here: the current code's runs only."""
+    def slower(d, k):
+        for r in d["rounds"]:
+            if "eager_static" in r["variants"]:
+                r["variants"]["eager_static"]["step_ms"] *= k
+
+    base = FG._decode("eager_static")(runs["decode.six_ways"][0].data)["median"]
+    _another(runs, "decode.six_ways", True, "2099-01-01", lambda d: slower(d, 1.5))
+    _another(runs, "decode.six_ways", False, "2000-01-01", lambda d: slower(d, 3.0))  # earlier code: not read
+    f = F.from_data(runs, "H200")
+    assert f.static_low_ms == pytest.approx(base) and f.static_high_ms == pytest.approx(1.5 * base)
+    assert _fig(f, "decode_static").label == "decode step: eager, StaticCache"
+
+
+def test_the_ridge_is_each_runs_matmul_rate_over_its_copy(runs):
+    d = runs["machine.ceilings"][0].data
+    want = d["matmul"]["tflops"] * 1e3 / d["bandwidth"]["copy"]["gbps"]
+    assert _fig(F.from_data(runs, "H200"), "ridge").median == pytest.approx(want)

@@ -14,7 +14,7 @@ def shown(x: dict) -> list:
 
 table = page.table(HEADS, [shown(x) for x in rows], align="rrrrl", name="decode-far-handoff")
 print(table.split('\n<p class="kb-downloads">')[0])  # the download below holds every column, not only these
-print(page.downloads([*HEADS, "launch ± spread", "barrier ± spread"],
+print(page.downloads([*HEADS, "launch ±", "barrier ±"],
                      [[*shown(x), page.num(x["launch_spread_us"], 2), page.num(x["barrier_spread_us"], 2)]
                       for x in rows], "decode-far-handoff"))
 print(page.provenance(r))

@@ -23,7 +23,7 @@ if rows:
     ax.set_xlabel("µs from the layer's first launch")
     handles = [Patch(color="C0", alpha=0.35, label="scheduled"),
                Patch(color="C0", label="after the end ahead"),
-               Line2D([], [], c="k", lw=1, label="weights at copy speed"),
+               Line2D([], [], c="k", lw=1, label="weights at copy speed, back from the end"),
                *ax.get_legend_handles_labels()[0]]
     ax.legend(handles=handles, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4)
     ax.grid(True, axis="x", alpha=0.3)

@@ -17,7 +17,7 @@ def shown(x: dict) -> list:
 
 table = page.table(HEADS, [shown(x) for x in rows], align="lrrrrr", name="decode-far-timeline")
 print(table.split('\n<p class="kb-downloads">')[0])  # the download below holds every column, not only these
-print(page.downloads([*HEADS, "computes", "end ± spread, µs"],
+print(page.downloads([*HEADS, "computes", "end ±, µs"],
                      [[*shown(x), LABELS.get(x["launch"], "—"), page.num(x["spread_us"], 2)] for x in rows],
                      "decode-far-timeline"))
 print(page.provenance(r))

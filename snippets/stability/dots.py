@@ -23,7 +23,7 @@ ticks = (-50, -10, -2, 0, 2, 10, 50, 200)
 ax.set_xticks(ticks, [f"{t:+d}%" if t else "0" for t in ticks], fontsize=7)
 ax.set_yticks(range(len(figs)), [x.label for x in figs], fontsize=7.5)
 ax.set_ylim(len(figs) - 0.4, -0.6)
-ax.set_xlabel("each run's median against today's; bars: rounds")
+ax.set_xlabel("each run's median against today's; bars: rounds\n(scale linear within ±0.5%, logarithmic beyond)")
 ax.grid(True, axis="x", alpha=0.3)
 ax.legend(handles=[Line2D([], [], ls="", marker="o", c="C0", label="run of the current code"),
                    Line2D([], [], ls="", marker="o", mfc="white", mec="0.45", label="run of earlier code"),

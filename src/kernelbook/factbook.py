@@ -38,10 +38,13 @@ from kernelbook import paths, read, store
 PUBLISHED = ("laptop_", "article_")  # a field named so quotes the article's published record, not a run of ours
 
 
+SPREAD_RULES = ("median", "median_low", "across", "min", "max", "lowest", "highest")  # over runs: one run, no spread
+
+
 @dataclass(frozen=True)
 class Source:
     """How one field was obtained: the text a reader sees on hovering it."""
-    rule: str  # "median", "median_low", "same", "newest", "derived", "across", "own", "published", "min", "max"
+    rule: str  # median, median_low, lowest, highest, same, newest, derived, across, own, published, min, max
     runs: tuple[str, ...] = ()  # the runs' start stamps, oldest first
     low: float | None = None
     high: float | None = None
@@ -54,7 +57,7 @@ class Source:
         span = "" if not days else (f", {_day(days[0])}" if len(days) == 1
                                      else f", {_day(days[0])} to {_day(days[-1])}")
         what = " from " + ", ".join(self.experiments) if self.experiments else ""
-        if self.rule in ("median", "across", "min", "max") and len(self.runs) == 1:  # no spread: say what would
+        if self.rule in SPREAD_RULES and len(self.runs) == 1:  # no spread: say what would
             return f"one run{span}{what}; a second run would show how firm it is"
         if self.rule in ("min", "max"):
             which = "lowest" if self.rule == "min" else "highest"
@@ -69,6 +72,8 @@ class Source:
             return f"{which}{span}{rng}{what}"
         if self.rule == "same":
             return f"the same in all {len(self.runs)} runs{span}{what}"
+        if self.rule in ("lowest", "highest"):  # an end of a range the chapter takes across runs itself
+            return f"the {self.rule} run's figure of {len(self.runs)} run{'s' * (len(self.runs) != 1)}{span}{what}"
         if self.rule == "derived":
             return "computed from the medians of " + ", ".join(self.inputs)
         if self.rule == "own":
@@ -171,6 +176,13 @@ def _compute_book(chapter: str, machine: str | None) -> Book:
             continue
         if not deps and n.startswith(PUBLISHED):
             sources[n] = Source("published")
+            continue
+        stem = next((n[:-len(end)] for end in ("_runs_low", "_runs_high", "_low", "_high") if n.endswith(end)), None)
+        if not deps and across and stem in names:  # an end of a figure's range that the chapter took across runs
+            es = tuple(e for e in across if e in runs) or tuple(mine)
+            biggest = max(es, key=lambda e: len(runs[e]), default=None)
+            sources[n] = Source("lowest" if n.endswith("_low") else "highest", stamps(biggest) if biggest else (),
+                                experiments=es if len(es) == 1 else ())
             continue
         if not deps:
             every = [e for e in values]

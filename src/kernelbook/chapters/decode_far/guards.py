@@ -196,7 +196,8 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
     "ring_not_every_round": Guard(
         "in some round of some run the rung with SwiGLU's ring was slower than the rung before it",
         lambda f: f.ring_saved_low_us < 0,
-        states=(("though not in every round", "in some round of one run the ring rung was the slower"),),
+        states=(("though not in every [round](glossary.md#round)",
+                 "in some round of one run the ring rung was the slower"),),
         found=lambda f: f"the rung with SwiGLU's ring was faster in every round, saving {_us(f.ring_saved_low_us)} "
                         f"to {_us(f.ring_saved_high_us)} µs",
         absent=(lambda f: f.ring_saved_low_us is None, "the rung with SwiGLU's ring was not timed")),

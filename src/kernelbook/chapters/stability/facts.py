@@ -50,18 +50,20 @@ from kernelbook.chapters.stability.figures import (
 )
 
 ONE_RULE = False  # this page reads every stored run itself (kernelbook.factbook does not take medians over them)
-RULE = "read over every stored run of each experiment, earlier code's too (the stability page's own rule)"
+RULE = ("the stability page's own reading of the stored runs: its labels, and a headline figure's lowest and highest "
+        "run, weigh the current code's runs alone; a figure over the stored runs, or of earlier code, takes in the "
+        "earlier code's runs")
 # the chapter fact that shows each figure on its own page: the table prints that fact, so a figure reads the same
 # here as there (where the chapter derives it otherwise, a ratio of medians or the slowest of the medians, the two
 # differ in the last digits; the table's snippet stops the build if the two lie more than FIRM apart)
-SHOWN_AS = {"copy": ("machine", "copy_tbps"), "matmul": ("machine", "matmul_tflops"),
+SHOWN_AS = {"copy": ("machine", "copy_tbps"), "matmul": ("machine", "matmul_tflops"), "ridge": ("machine", "ridge"),
             "launch_eager": ("machine", "eager_us"), "launch_graph": ("machine", "graph_us"),
             "launch_speedup": ("machine", "launch_speedup"), "launch_host": ("machine", "host_us"),
             "fusion_add_rmsnorm_eager": ("fusing_by_hand", "norm_eager_ms"),
             "fusion_add_rmsnorm_triton": ("fusing_by_hand", "norm_triton_ms"),
             "fusion_speedup": ("fusing_by_hand", "norm_speedup"),
-            "decode_eager": ("decode", "dyn_ms"), "decode_graph": ("decode", "graph_ms"),
-            "decode_ro": ("decode", "ro_ms"), "decode_ma": ("decode", "ma_ms"),
+            "decode_eager": ("decode", "dyn_ms"), "decode_static": ("decode", "static_ms"),
+            "decode_graph": ("decode", "graph_ms"), "decode_ro": ("decode", "ro_ms"), "decode_ma": ("decode", "ma_ms"),
             "far_last": ("decode_far", "best_ms"), "far_share": ("decode_far", "best_floor_share"),
             "sol_add": ("speed_of_light", "add_share_low"), "sol_swiglu": ("speed_of_light", "swiglu_share_low"),
             "compile_norm": ("torch_compile", "norm_cold_s"),
@@ -116,6 +118,9 @@ class Facts:
     moved_list: str
     moved_steady_labels: tuple[str, ...]  # ... of them steady in their one current run: a second run will tell
     any_moved_steady: bool
+    # the home page's eager StaticCache step (decode_static): its lowest and highest current-code run median
+    static_low_ms: float
+    static_high_ms: float
     # eager launches and the host (every stored machine.ceilings run)
     launch_runs: tuple[LaunchRun, ...]
     launch_n: int
@@ -196,7 +201,7 @@ FORMATS = {  # how each figure reads on the page (kernelbook.macros); counts rea
     "launch_host_gap": "pct:0", "launch_speedup_low": "times:1", "launch_speedup_high": "times:1",
     "ro_slow_step_ms": "num:2", "ro_slow_host_ms": "signed:2", "ma_slow_step_ms": "num:2",
     "ma_slow_host_ms": "signed:2", "picks_compile_low": "num:1", "picks_compile_high": "num:1",
-    "decode_ma_compile_s": "num:0", "far_last_gap": "pct:1",
+    "decode_ma_compile_s": "num:0", "far_last_gap": "pct:1", "static_low_ms": "num:2", "static_high_ms": "num:2",
 }
 
 
@@ -238,6 +243,8 @@ def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
         moved_list=figures.listed(tuple(f.label for f in moved)),
         moved_steady_labels=tuple(f.label for f in moved if f.label in steady),
         any_moved_steady=any(f.label in steady for f in moved),
+        static_low_ms=next(x.low for x in figs if x.key == "decode_static"),
+        static_high_ms=next(x.high for x in figs if x.key == "decode_static"),
         launch_unsettled=all(x.firmness == "unsettled" for x in figs if x.key in ("launch_eager", "launch_host")),
         launch_eager_firmness=next(x.firmness for x in figs if x.key == "launch_eager"),
         launch_host_firmness=next(x.firmness for x in figs if x.key == "launch_host"),

@@ -33,15 +33,17 @@ OLD_KEYS = {  # speed_of_light versions stored under display labels before the r
     "Liger-Kernel": "liger", "F.rms_norm": "rms_norm", "eager": "eager",
 }
 FUSION = tuple(FUSION_LABELS)  # (op, version) in the fusion table's order
-DECODE = {"decode_eager": "eager_dynamic", "decode_graph": "cuda_graph", "decode_ro": "compile_reduce_overhead",
-          "decode_ma": "compile_max_autotune"}
+DECODE = {"decode_eager": "eager_dynamic", "decode_static": "eager_static", "decode_graph": "cuda_graph",
+          "decode_ro": "compile_reduce_overhead", "decode_ma": "compile_max_autotune"}
 LABELS = {  # headline figures' keys -> how the table and the figure name them
-    "copy": "copy bandwidth", "matmul": "bf16 matmul rate", "launch_eager": "eager launch",
+    "copy": "copy bandwidth", "matmul": "bf16 matmul rate", "ridge": "ridge point, matmul ÷ copy",
+    "launch_eager": "eager launch",
     "launch_graph": "graph replay, per kernel", "launch_speedup": "graph speedup over eager launches",
     "launch_host": "host time to enqueue one launch",
     **{f"fusion_{op}_{v}": FUSION_LABELS[(op, v)] for op, v in FUSION},
     "fusion_speedup": "add + RMSNorm: Triton's speedup over eager",
-    "decode_eager": "decode step: eager, default cache", "decode_graph": "decode step: CUDA graph by hand",
+    "decode_eager": "decode step: eager, default cache", "decode_static": "decode step: eager, StaticCache",
+    "decode_graph": "decode step: CUDA graph by hand",
     "decode_ro": "decode step: torch.compile reduce-overhead", "decode_ma": "decode step: torch.compile max-autotune",
     "far_last": "hand-built decode step, fastest checked", "far_share": "... its share of the bandwidth floor",
     "sol_add": "add + RMSNorm: ours' lowest share of the copy",
@@ -177,6 +179,8 @@ class Spec:
 SPECS: tuple[Spec, ...] = (  # each read as its chapter reads it (machine and fusing_by_hand facts)
     Spec("copy", "machine.ceilings", "TB/s", 2, "machine.md", lambda d: across.scale(machine.bandwidth(d), 1e-3)),
     Spec("matmul", "machine.ceilings", "TFLOP/s", 0, "machine.md", machine.matmul_rate),
+    Spec("ridge", "machine.ceilings", "FLOP/B", 0, "machine.md",  # TFLOP/s over GB/s, times 1e3
+         lambda d: across.scale(across.ratio(machine.matmul_rate(d), machine.bandwidth(d)), 1e3)),
     Spec("launch_eager", "machine.ceilings", "µs", 2, "machine.md", machine.eager_launch),
     Spec("launch_graph", "machine.ceilings", "µs", 2, "machine.md", machine.graph_launch),
     Spec("launch_speedup", "machine.ceilings", "×", 1, "machine.md", machine.graph_speedup),
@@ -229,6 +233,8 @@ class Figure:
     page: str
     experiment: str
     median: float  # what its page shows: the median across the current code's runs
+    low: float  # the lowest and the highest current-code run median
+    high: float
     within: float | None  # the widest within-run spread among the current code's runs (None: no rounds stored)
     current_runs: int
     current_range: float | None  # (highest - lowest run median) over `median`; None with one run
@@ -349,8 +355,8 @@ def figure(spec: Spec, runs: list[Run]) -> Figure:
                                                                                                      strict=True))
     pts = tuple(Point(r.started, r.current, s.median / ref - 1, _rel(s.low, ref), _rel(s.high, ref)) for r, s in read)
     return Figure(spec.key, spec.label or LABELS[spec.key], spec.unit, spec.digits, spec.page, spec.experiment, ref,
-                  within, len(cur), rng, len(old), min(rels, default=None), max(rels, default=None), moved,
-                  firmness(cur, ref), pts)
+                  min(s.median for s in cur), max(s.median for s in cur), within, len(cur), rng, len(old),
+                  min(rels, default=None), max(rels, default=None), moved, firmness(cur, ref), pts)
 
 
 def labels(figs: list[Figure], verdict: str) -> tuple[str, ...]:
