@@ -232,6 +232,35 @@ def test_graph_launch_is_held_to_8_to_9_times(found, x, verdict):
     assert _judge("launch", found).verdict == verdict
 
 
+@pytest.mark.parametrize("gpu_us, verdict", [(900.0, V.HOLDS), (400.0, V.NOT_RESOLVED), (100.0, V.FAILS)])
+def test_prefill_launches_hide_only_past_the_profiled_host_time(found, gpu_us, verdict):
+    """The call's host time is known only between its launches at the unprofiled enqueue time and its host time
+    under the profiler, which inflates it: GPU time between the two decides nothing."""
+    eager = _data(found, "torch_compile.mlp_profile")["by_tokens"]["2048"]["eager"]
+    launch = _data(found, "machine.ceilings")["launch"]["host_enqueue_us"]
+    eager["launches"], launch["median"], eager["cpu_us"] = 20, 10.0, 600.0  # host: 200 to 600 µs
+    eager["busy_us"] = gpu_us
+    j = _judge("prefill-launch-hidden", found)
+    assert j.verdict == verdict
+    assert "host 200 µs (its launches, unprofiled) to 600 µs (under the profiler)" in j.figure
+
+
+def test_a_launch_over_small_kernels_is_decided_by_each_launch_run(found):
+    """Each run of the launch timing decides (its host samples against the small kernels), so the figure is the
+    median over those runs, as the row above it and the machine page print it."""
+    runs, records = found
+    (run, data), = runs["machine.ceilings"]
+    host = data["launch"]["host_enqueue_us"]
+    both = copy.deepcopy(data)
+    both["launch"]["host_enqueue_us"] = {**host, "median": host["median"] + 2,
+                                         "values": [x + 2 for x in host["values"]]}
+    runs = {**runs, "machine.ceilings": [(run, data), ("r2", both), ("r3", copy.deepcopy(data))]}
+    j = V.decide(ledger.BY_ID["launch-over-kernel"], "nvidia-h200", ledger.row_runs(ledger.BY_ID["launch-over-kernel"],
+                                                                                    runs), records)
+    assert [r.run for r in j.readings] == [run, "r2", "r3"]
+    assert j.figure.startswith(f"{host['median']:.1f} vs ")
+
+
 def test_decode_compile_times_are_figures_not_a_ratio(found):
     warm = _data(found, "decode.compile_warm")["warm"]["modes"]
     cold = _data(found, "decode.compile_warm")["cold"]["modes"]

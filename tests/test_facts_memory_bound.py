@@ -89,6 +89,11 @@ def test_kernel_verdicts_follow_each_streaming_kernel(data):
     generic[0]["us"] = generic[0]["predicted_us"]  # a generic kernel at the copy's pace breaks the pattern
     assert not F.from_data(**data).norm_only_vectorized_keep_pace
     assert (f.norm_worst_index, f.norm_worst_op, f.norm_worst_over_predicted) == (9, "mul.Tensor", pytest.approx(3))
+    _chain(data, "add_rmsnorm")["kernels"][0]["us"] *= 0.97  # the first add beats its bytes' time at the copy rate
+    g = F.from_data(**data)
+    assert (g.norm_best_op, g.norm_best_over_predicted) == ("add.Tensor", pytest.approx(0.97))
+    assert _guard("one_beat_copy", g) and not _guard("one_beat_copy", f)  # f: every kernel at or over its bytes' time
+    assert not _guard("one_beat_copy", replace(g, norm_best_over_predicted=0.8))  # beyond the band: not kept pace
 
 
 def test_one_slow_swiglu_kernel_is_enough_to_fail_every_kernel(data):
@@ -228,6 +233,7 @@ GUARD_CASES = {  # each guard: fields that make it hold, fields that make it fai
     "some_keep_pace": ({"norm_streaming_within": 3}, {"norm_streaming_within": 0}),
     "only_vectorized_keep_pace": ({"norm_only_vectorized_keep_pace": True}, {"norm_only_vectorized_keep_pace": False}),
     "others_fell_behind": ({"norm_worst_over_predicted": 2.69}, {"norm_worst_over_predicted": 1.05}),
+    "one_beat_copy": ({"norm_best_over_predicted": 0.975}, {"norm_best_over_predicted": 1.0}),
     "norm_has_tiny": ({"norm_tiny": 2}, {"norm_tiny": 0}),
     "rms_norm_one_kernel": ({"rms_norm_own_kernels": 1}, {"rms_norm_own_kernels": 3}),
 }

@@ -528,6 +528,7 @@ CASES = [  # each guard: fields that make it hold, and fields that turn it
     ("swiglu_newest_level", {"swiglu_newest_level": True}, {"swiglu_newest_level": False}),
     ("copy_ahead_most", {"copy_ahead": 3, "swiglu_big": 4}, {"copy_ahead": 1, "swiglu_big": 4, "copy_behind": 3}),
     ("copy_ahead_most", {"copy_ahead": 3, "swiglu_big": 4}, {"copy_ahead": 2, "swiglu_big": 4}),
+    ("copy_not_limit", {"swiglu_share_high": 1.007}, {"swiglu_share_high": 0.998}),
     ("copy_ahead_same", {"swiglu_copy_ahead_same": True},
      {"swiglu_copy_ahead_same": False, "copy_ahead_low": 2, "copy_ahead_high": 3}),
     ("compiled_level", {"swiglu_compiled_level": True}, {"swiglu_compiled_level": False}),

@@ -164,7 +164,7 @@ ROWS = (
            article=lambda p: p[MC]["launch_host_us"]),
     relation("launch-over-kernel", STEP3, "torch-compile.md",
              "A launch costs the CPU more than those small kernels take to run",
-             "every launch sample over every small kernel", needs=(MP, MC),
+             "every launch sample over every small kernel", needs=(MC, MP),  # each launch run decides
              quiet=lambda d: quiet_launch(d, "host_enqueue_us"),
              rounds=lambda d: pairs(launch(d)["host_enqueue_us"]["values"], _aten_us(d)),
              laptop=lambda p: f"{p[MC]['launch_host_us']} vs {p[MP]['removed_kernel_us_low']}–"

@@ -96,7 +96,8 @@ class Row:
     laptop: Callable[[Data], str] | None = None  # the article's figure as shown, from the published records
     value: Callable[[Data], Any] | None = None  # figure: our number (or a tuple of them); exact: the fact, a bool
     rounds: Callable[[Data], Sequence[float]] | None = None  # figure: the number in each round; relation: the
-    #                                                          difference in each round, positive as claimed
+    #                                                          difference in each round, positive as claimed (or
+    #                                                          at each end of a bound, where only bounds are known)
     band: Band | None = None
     direction: Callable[[Data], bool] | None = None  # figure: the weaker relation that still holds outside the band
     quiet: Callable[[Data], bool] | None = None  # the timings it reads stopped quiet (bench.py); None: not recorded

@@ -33,7 +33,7 @@ LABELS = {  # data keys -> how the tables name them
     "write": "write only (GB/s)",
     "matmul": "bf16 matmul, {n} × {n} (TFLOP/s)",  # n: the matrices' side
     "ridge": "ridge point, matmul ÷ copy (FLOP/B)",
-    "eager": "one launch from Python, µs (GPU clock)",
+    "eager": "eager loop from Python, µs per launch (GPU clock)",
     "graph": "CUDA graph replay, µs per kernel",
     "speedup": "graph speedup",
     "host": "host time to enqueue one launch, µs",

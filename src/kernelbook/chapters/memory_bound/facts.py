@@ -107,6 +107,8 @@ class Facts:
     norm_worst_index: int  # 1-based, in launch order: the streaming kernel furthest over its prediction
     norm_worst_op: str  # its ATen op, without "aten::"
     norm_worst_over_predicted: float
+    norm_best_op: str  # the add + RMSNorm kernel that streams the tensor fastest against its bytes' time
+    norm_best_over_predicted: float  # ... its time over its bytes' time at the copy rate (below 1: faster than a copy)
     norm_only_vectorized_keep_pace: bool  # the streaming kernels within the band are exactly the vectorized ones
     norm_has_tiny: bool  # some kernels touch one value per row
     norm_tiny: int
@@ -146,10 +148,12 @@ def _kernels(c: dict[str, Any]) -> dict[str, Any]:
     tiny = [k for k in c["kernels"] if k["bytes_per_elem"] < STREAMING]
     ratio = {i: k["us"] / k["predicted_us"] for i, k in big}
     worst = max(ratio, key=ratio.__getitem__)
+    best = min(ratio, key=ratio.__getitem__)
     return {"streaming": len(big), "streaming_within": sum(_within(x) for x in ratio.values()),
             "streaming_over_predicted": sum(k["us"] for _, k in big) / sum(k["predicted_us"] for _, k in big),
             "worst_index": worst, "worst_op": c["kernels"][worst - 1]["op"].removeprefix("aten::"),
             "worst_over_predicted": ratio[worst],
+            "best_op": c["kernels"][best - 1]["op"].removeprefix("aten::"), "best_over_predicted": ratio[best],
             "only_vectorized_keep_pace": all(_within(ratio[i]) == (k["kernel_short"] == VECTORIZED) for i, k in big),
             "vectorized": sum(k["kernel_short"] == VECTORIZED for _, k in big), "has_tiny": bool(tiny),
             "tiny": len(tiny), "tiny_us": sum(k["us"] for k in tiny),
@@ -214,6 +218,7 @@ def from_data(eager_bytes: dict[str, Any], ceilings: dict[str, Any], laptop: dic
         norm_streaming=nk["streaming"], norm_streaming_within=nk["streaming_within"], norm_vectorized=nk["vectorized"],
         norm_streaming_over_predicted=nk["streaming_over_predicted"], norm_worst_index=nk["worst_index"],
         norm_worst_op=nk["worst_op"], norm_worst_over_predicted=nk["worst_over_predicted"],
+        norm_best_op=nk["best_op"], norm_best_over_predicted=nk["best_over_predicted"],
         norm_only_vectorized_keep_pace=nk["only_vectorized_keep_pace"], norm_has_tiny=nk["has_tiny"],
         norm_tiny=nk["tiny"], norm_tiny_us=nk["tiny_us"],
         swiglu_streaming=sk["streaming"], swiglu_streaming_within=sk["streaming_within"],
@@ -250,7 +255,8 @@ FORMATS = {  # how each figure reads on every page (kernelbook.macros)
     "laptop_norm_predicted_ms": "num:1", "laptop_norm_measured_ms": "num:1",
     "laptop_norm_over_predicted": "times:2", "laptop_bandwidth": "num:0",
     "norm_streaming": "num:0", "norm_streaming_within": "num:0", "norm_streaming_over_predicted": "times:2",
-    "norm_worst_index": "num:0", "norm_worst_over_predicted": "times:2", "swiglu_streaming": "num:0",
+    "norm_worst_index": "num:0", "norm_worst_over_predicted": "times:2",
+    "norm_best_over_predicted": "times:3", "swiglu_streaming": "num:0",
     "swiglu_streaming_over_predicted": "times:2", "swiglu_streaming_within": "num:0", "kernels_outside_band": "num:0",
     "kernels_streaming": "num:0", "norm_tiny": "num:0", "norm_tiny_us": "num:1", "norm_fused_predicted_ms": "num:3",
     "laptop_norm_fused_predicted_ms": "num:2", "rms_norm_own_kernels": "num:0",

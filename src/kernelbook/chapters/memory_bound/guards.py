@@ -3,7 +3,7 @@ of the chapter's facts (memory_bound.facts) with the words that say what was fou
 
 from __future__ import annotations
 
-from kernelbook.fmt import num, pct
+from kernelbook.fmt import num, pct, times
 from kernelbook.guards import Guard
 
 
@@ -60,6 +60,12 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         found=lambda f: f"{f.norm_streaming_within} of the {f.norm_streaming} add + RMSNorm kernels that stream the "
                         f"tensor kept the copy's pace, not exactly the {f.norm_vectorized} PyTorch ran as its "
                         f"vectorized kernel"),
+    "one_beat_copy": Guard(
+        "one of the add + RMSNorm kernels that kept the copy's pace took less than its bytes' time at the copy rate",
+        lambda f: 1 - f.band <= f.norm_best_over_predicted < 1,
+        states=("one, `{{ f.norm_best_op }}`, even beat it", "not the bandwidth limit"),
+        found=lambda f: f"the add + RMSNorm kernel that streams the tensor fastest, {f.norm_best_op}, took "
+                        f"{times(f.norm_best_over_predicted, 3)} its bytes' time, against a band of {pct(f.band)}"),
     "others_fell_behind": Guard(
         "some add + RMSNorm kernel that streams the tensor ran more than the band over its bytes' time",
         lambda f: f.norm_worst_over_predicted > 1 + f.band,

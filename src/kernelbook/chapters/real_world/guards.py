@@ -29,12 +29,13 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         found=lambda f: f"under the profiler eager PyTorch spent {_us(f.prefill_host_us)} of host time on "
                         f"{_us(f.prefill_gpu_us)} of GPU work, less than the GPU work"),
     "prefill_launch_under_gpu": Guard(
-        "eager PyTorch's launches for the MLP half at prefill, at the unprofiled launch cost, take less than its GPU "
-        "time",
+        "eager PyTorch's launches for the MLP half at prefill, at the host's unprofiled time to enqueue one launch, "
+        "take less than its GPU time",
         lambda f: f.prefill_launch_us < f.prefill_gpu_us,
         states=("less than the GPU work",),
         found=lambda f: f"the call's {f.prefill_launches} launches come to about {_us(f.prefill_launch_us)} at the "
-                        f"machine page's launch cost, against {_us(f.prefill_gpu_us)} of GPU work"),
+                        f"machine page's host time to enqueue one launch, against {_us(f.prefill_gpu_us)} of GPU "
+                        f"work"),
     "fusion_saves": Guard(
         "compiling the MLP half took GPU time off it at prefill",
         lambda f: f.prefill_saved_share > 0,

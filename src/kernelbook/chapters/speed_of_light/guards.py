@@ -154,6 +154,11 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         found=lambda f: f"SwiGLU was ahead of its copy at only {f.copy_ahead} of {f.swiglu_big} large shapes"
                         + (f", behind it at {f.copy_behind}, by {abs(f.copy_behind_low_us):.2f} to "
                            f"{abs(f.copy_behind_us):.2f} µs" if f.copy_behind else "")),
+    "copy_not_limit": Guard(
+        "at some large shape ours ran SwiGLU faster than its same-bytes copy, so that copy is not the bandwidth limit",
+        lambda f: f.swiglu_share_high > 1, states=("not the bandwidth limit",),
+        found=lambda f: f"ours reached at most {_pd(f.swiglu_share_high)} of the copy's speed at the large "
+                        f"SwiGLU shapes"),
     "copy_ahead_same": Guard(
         "ours was ahead of the copy at as many large SwiGLU shapes in every run", lambda f: f.swiglu_copy_ahead_same,
         states=("shapes, in every run",),

@@ -87,11 +87,11 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         found=lambda f: f"compiling saved {_us(f.one_saved_us)} at one token, {f.one_saved_vs_laptop} the laptop's "
                         f"{fmt.num(f.laptop_one_saved_low, 0)} to {fmt.num(f.laptop_one_saved_high, 0)} µs"),
     "launch_beats_kernel": Guard(
-        "a launch from Python costs more than the median eager kernel runs",
+        "an eager loop's time per launch from Python is longer than the median eager kernel runs",
         lambda f: f.launch_beats_kernel,
         states=("more than most of them run",),
-        found=lambda f: f"a launch from Python costs {_us(f.machine_eager_us)}, and the median eager kernel ran "
-                        f"{_us(f.eager_kernel_us_median)}"),
+        found=lambda f: f"an eager loop took {_us(f.machine_eager_us)} per launch from Python, and the median eager "
+                        f"kernel ran {_us(f.eager_kernel_us_median)}"),
     "addmm_copy": Guard(
         "the compiled call copies the residual once for its addmm, where eager makes no copy",
         lambda f: f.addmm_copies == 1 and f.eager_copies == 0,
