@@ -229,11 +229,13 @@ def keep_with(cache: Callable[[str, str, Callable[[], Book]], Book]) -> None:
 
 
 def book(chapter: str, machine: str | None = None) -> Book:
-    """compute(), once per build, machine and results folder."""
+    """compute(), once per build, machine and results folder; the runs it read count as shown by the asker."""
     machine = paths.primary_machine() if machine is None else machine
     key = (chapter, machine, tuple(paths.results_dirs()))
     if key not in _books:  # a site build keeps it on disk between builds with the same inputs (kernelbook.buildcache)
         _books[key] = _keep[0]("facts", repr(key), lambda: compute(chapter, machine))
+    for res in _books[key].read:  # whoever asks (a page, another chapter's facts) shows what these facts rest on,
+        read.note(res)  # whether they were computed now or earlier in the build
     return _books[key]
 
 
