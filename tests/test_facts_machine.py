@@ -171,6 +171,14 @@ def test_guard_ridge_above_laptop(data):
     assert not _guard("ridge_above_laptop", replace(f, ridge=f.laptop_ridge - 1))
 
 
+def test_guard_write_beats_copy(data):
+    f = F.from_data(**data)
+    assert _guard("write_beats_copy", replace(f, write_gbps=f.copy_gbps + 1))
+    assert not _guard("write_beats_copy", replace(f, write_gbps=f.copy_gbps))
+    found = G.GUARDS["write_beats_copy"].found(replace(f, write_gbps=4000.0, copy_gbps=4273.1))
+    assert found == "the write-only pass ran at 4,000 GB/s, no faster than the copy's 4,273"
+
+
 def test_guard_copy_exceeds_l2(data):
     f = F.from_data(**{**data, "l2_bytes": 60 * F.MIB})
     assert _guard("copy_exceeds_l2", f)
@@ -284,6 +292,7 @@ def test_each_guard_says_what_fails_with_the_values(data):
 
 
 GUARD_CASES = {  # each guard and the test that drives it both ways
+    "write_beats_copy": test_guard_write_beats_copy,
     "ridge_above_laptop": test_guard_ridge_above_laptop, "copy_exceeds_l2": test_guard_copy_exceeds_l2,
     "passes_quiet": test_guards_on_the_ceilings_noise, "matmul_noisy": test_guards_on_the_ceilings_noise,
     "swiglu_far_below_ridge": test_guard_swiglu_far_below_ridge, "launches_noisy": test_guard_launches_noisy,

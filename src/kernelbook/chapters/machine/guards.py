@@ -42,6 +42,11 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         found=lambda f: (f"this GPU copies {fmt.num(f.copy_vs_laptop, 0)} times as fast as the laptop and multiplies "
                          f"{fmt.num(f.tflops_vs_laptop, 0)} times as fast: its ridge, {fmt.num(f.ridge, 0)} FLOP "
                          f"per byte, is no further right than the laptop's {fmt.num(f.laptop_ridge, 0)}")),
+    "write_beats_copy": Guard(
+        "the write-only pass ran faster than the copy (both medians across runs)",
+        lambda f: f.write_gbps > f.copy_gbps, states=("ran faster than the copy",),
+        found=lambda f: (f"the write-only pass ran at {fmt.num(f.write_gbps, 0)} GB/s, no faster than the copy's "
+                         f"{fmt.num(f.copy_gbps, 0)}")),
     "copy_exceeds_l2": Guard(
         "the copied tensor is larger than the L2 cache", lambda f: f.copy_over_l2 is not None and f.copy_over_l2 > 1,
         states=("larger than the L2",), found=_l2_words),
