@@ -622,3 +622,23 @@ def test_the_swiglu_counts_read_every_run_and_the_named_words_the_newest(data):
     assert h.inexact_runs == 1 and not h.swiglu_newest_level
     assert not _holds("compiled_level", h) and G.GUARDS["compiled_level"].absent[0](h)
     assert _holds("compiled_inexact", h)  # level nowhere: one flag, compiled_level's, says so
+
+
+def test_torch_compile_against_the_fusion_chapters_kernels_is_read_at_its_shape(data):
+    """Issue 57, item 3: one figure for torch.compile against the hand-written kernels, GPU time by graph replay,
+    compiled over the fusion chapter's own kernels (the one-row add + RMSNorm, the chapter's SwiGLU launch) at that
+    chapter's shape; the probe shape where none is given."""
+    at = C.probe(data["swiglu"])
+    f = F.from_data(**data)
+    assert f.fusion_shape == C.shape_text(at)
+    add, sw = _at(data["add"], at["rows"], at["hidden"])["versions"], at["versions"]
+    assert f.fusion_norm_ratio == pytest.approx(add["compiled"]["ms"] / add["one_row"]["ms"])
+    assert f.fusion_swiglu_ratio == pytest.approx(sw["compiled"]["ms"] / sw["chapter"]["ms"])
+    sw["compiled"]["ms"] = 1.3 * sw["chapter"]["ms"]  # one slow compiled run moves it; ours ("ours") does not count
+    sw["ours"]["ms"] = 0.5 * sw["chapter"]["ms"]
+    assert F.from_data(**data).fusion_swiglu_ratio == pytest.approx(1.3)
+    other = F.from_data(**data, fusion=(32768, 4096))  # another shape given: read there
+    far = _at(data["add"], 32768, 4096)["versions"]
+    assert other.fusion_shape == "32,768 × 4,096"
+    assert other.fusion_norm_ratio == pytest.approx(far["compiled"]["ms"] / far["one_row"]["ms"])
+    assert F.FORMATS["fusion_norm_ratio"] == F.FORMATS["fusion_swiglu_ratio"] == "times:3"

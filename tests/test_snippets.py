@@ -43,6 +43,24 @@ def marked_results(marked, fixture_results):
     return fixture_results
 
 
+BLOCK = re.compile(r'^```python exec="on"[^\n]*\n(.*?)^```', re.M | re.S)
+
+
+def calls_after(path: Path) -> list[str]:
+    """What the pages' exec blocks run after including `path` (the claims ledger: `show("Step 1 · …")`), one per
+    block: a snippet that defines what its blocks call prints only once called."""
+    rel = str(path.relative_to(ROOT))
+    found = []
+    for md in sorted((ROOT / "docs").glob("*.md")):
+        for body in BLOCK.findall(md.read_text()):
+            lines = body.splitlines()
+            if any(INCLUDE.search(ln) and INCLUDE.search(ln)[1] == rel for ln in lines):
+                rest = "\n".join(ln for ln in lines if not INCLUDE.search(ln)).strip()
+                if rest:
+                    found.append(rest)
+    return found
+
+
 def as_html(markdown_text: str) -> str:
     """A snippet's Markdown as the site renders it (the extensions of mkdocs.yml that decide what is markup)."""
     import markdown
@@ -56,7 +74,9 @@ def test_snippet_runs(path, marked_results, capsys):
     """Each snippet runs over results whose every string carries markup, and the HTML its output becomes holds no
     tag from them: page.table, page.code and page.code_block escape what they are given (issue 58: a Dynamo reason
     went raw into a table cell, a line of ``` in a log ended its fence)."""
-    runpy.run_path(str(path), run_name="__main__")
+    namespace = runpy.run_path(str(path), run_name="__main__")
+    for code in calls_after(path):  # as the page's blocks call it
+        exec(code, dict(namespace))  # noqa: S102 - the page's own block, from docs/
     out = capsys.readouterr().out
     assert out.strip(), f"{path} printed nothing"
     assert "Traceback" not in out

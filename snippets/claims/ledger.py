@@ -23,8 +23,8 @@ def breakable(text):  # long names (kernels, settings) may wrap after an undersc
 
 
 def test_of(row):
-    if row.kind == "documented":
-        return page.link(breakable(row.source), row.url)
+    if row.kind == "documented":  # not tested by us: what the project's own source says, cited
+        return page.Markup("not tested; see ") + page.link(breakable(row.source), row.url)
     if row.kind == "unmeasured":
         return f"to measure: {breakable(row.measure_by)}"
     return breakable(describe(row, records))
@@ -154,6 +154,8 @@ def short(label):  # a column head: the GPU without its memory, 'H100 80GB HBM3'
 
 def cell(j, m, differs):  # one GPU's column: the verdict (bold where the GPUs differ), its figure, the runs behind it
     verdict = page.link(j.verdict, href(j.row.page))
+    if j.row.kind == "documented":  # by whom: 'documented in vLLM docs', the cited source's name before its colon
+        verdict += f" in {j.row.source.partition(':')[0]}"
     parts = [page.Markup(f"**{verdict}**") if differs else verdict]
     shown = figure(j, m)
     if shown not in ("", "—"):
@@ -174,8 +176,12 @@ for k, m in enumerate(machines):  # the downloads: every column apart, the prima
     full_heads += [labels[m], "verdict", "runs"] if k == 0 else [labels[m], f"verdict ({labels[m]})",
                                                                  f"runs ({labels[m]})"]
 full_heads += ["verdicts differ"] * (len(machines) > 1)
-for i, (part, rows) in enumerate(ledger.by_part(judged[machines[0]])):
-    print(f"\n### {part}\n")
+parts = ledger.by_part(judged[machines[0]])
+
+
+def show(part):
+    """One part of the article: its rows' table (the page writes the part's heading above it)."""
+    i, rows = {p: (i, rows) for i, (p, rows) in enumerate(parts)}[part]  # a part the ledger lacks: a KeyError
     table, full = [], []
     for j in rows:
         laptop = LAPTOP[j.row.id](j) if j.row.id in LAPTOP else breakable(j.laptop)

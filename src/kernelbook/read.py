@@ -143,6 +143,18 @@ def picking(picks: dict[str, int]) -> Iterator[None]:
         _picks.pop()
 
 
+@contextmanager
+def for_words() -> Iterator[None]:
+    """Inside the block, what is read decides words (a verdict quoted from another chapter), not this chapter's
+    figures: it marks no experiment as one the figures are taken across or one run at a time (kernelbook.factbook)."""
+    across, one = set(asked_across), set(asked_one)
+    try:
+        yield
+    finally:
+        asked_across.intersection_update(across)
+        asked_one.intersection_update(one)
+
+
 def _picked(name: str, machine: str) -> store.Result | None:
     """The run a `picking` block asks for, or None outside one (read.result reads the store as usual)."""
     k = _picks[-1].get(name, 0)

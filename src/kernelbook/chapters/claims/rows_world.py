@@ -102,7 +102,8 @@ ROWS = (
     documented("liger-unsloth", WORLD, "speed-of-light.md",
                "Liger-Kernel maintains RMSNorm and SwiGLU written in Triton, for training",
                "Liger-Kernel source: ops", LIGER, needs=(SOL,),
-               ours=lambda d: "Liger's raced here" if d[SOL].get("liger") else "Liger not installed here"),
+               ours=lambda d: "its kernels raced against ours on this GPU" if d[SOL].get("liger")
+               else "not installed for this GPU's runs"),
     documented("unsloth", WORLD, "speed-of-light.md",
                "Unsloth maintains RMSNorm and SwiGLU written in Triton, for training",
                "Unsloth source: kernels (rms_layernorm.py, swiglu.py)", UNSLOTH),

@@ -1,6 +1,9 @@
 """The numbers and verdicts of docs/fusing-by-hand.md, from fusing_by_hand.exactness and fusing_by_hand.versions
 on one machine (with the matmul ceiling of machine.ceilings and the FLOP counts of memory_bound.eager_bytes, which
-place the versions on the roofline), and the article's RTX 4060 Laptop figures beside them.
+place the versions on the roofline), and the article's RTX 4060 Laptop figures beside them. How torch.compile
+compares with the hand-written kernels is read from speed_of_light.add_rmsnorm and speed_of_light.swiglu at this
+chapter's shape: GPU time by graph replay, the one figure every page gives (this chapter's do_bench times, taken
+from Python, keep the compiled call's host and guard cost inside the timer).
 
 The headline timings (the norm's two times, its speedup, SwiGLU's cut) are the median across every stored run of
 the current code of fusing_by_hand.versions (kernelbook.across), each with its lowest and highest run and whether
@@ -20,6 +23,9 @@ from typing import Any, Literal
 from kernelbook import across, read, stats
 from kernelbook.chapters.claims.verdicts import Verdict
 from kernelbook.chapters.machine.facts import FAR_BELOW
+from kernelbook.chapters.speed_of_light.figures import ADD as SOL_ADD
+from kernelbook.chapters.speed_of_light.figures import SWIGLU as SOL_SWIGLU
+from kernelbook.chapters.speed_of_light.figures import compiled_over_fusion
 
 LAPTOP = "nvidia-geforce-rtx-4060-laptop-gpu"
 NEAR_COPY = 0.8  # a version "runs near the copy" at this share of the same-run copy or more
@@ -85,8 +91,14 @@ class Facts:
     laptop_swiglu_cut: float
     rms_norm_kernels: int
     rms_norm_speedup: float
-    # torch.compile against the hand-written kernels
+    # torch.compile against the hand-written kernels. The comparison is GPU time by graph replay, as every page gives
+    # it: speed_of_light's rounds at this chapter's shape (speed_of_light.figures.compiled_over_fusion), one run's
+    # figure, so that the one rule gives the median over that experiment's runs, as speed-of-light's facts do
     tie_limit: float  # the article's "tie": within this share of each other
+    graph_norm_ratio: float  # compiled time over the one-row kernel's, by graph replay (speed_of_light.add_rmsnorm)
+    graph_swiglu_ratio: float  # ... over this chapter's SwiGLU launch's (speed_of_light.swiglu)
+    # the same from this chapter's own table: do_bench from Python, the compiled call's host and guard cost inside
+    # the timer (not the comparison)
     compiled_norm_diff: float  # compiled time over Triton's, minus 1 (add + RMSNorm)
     compiled_swiglu_diff: float
     compiled_norm_ratio: float  # compiled time over Triton's (add + RMSNorm): 1 + compiled_norm_diff
@@ -138,7 +150,7 @@ class Facts:
     laptop_y_max_abs: float
     as_laptop: bool  # h as exact as on the laptop and y no further from eager
     # the claims ledger's verdicts on the article's "the compiled versions tie the hand-written ones" (its rows
-    # compiled-ties-norm and compiled-ties-swiglu, which read every round, not the medians alone)
+    # compiled-ties-norm and compiled-ties-swiglu, which read the graph-replay rounds of every run, not medians alone)
     ties_norm_verdict: Verdict = "not measured"
     ties_swiglu_verdict: Verdict = "not measured"
 
@@ -179,9 +191,12 @@ def _headline(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versions: dict[str, Any],
               laptop_exactness: dict[str, Any], ceilings: dict[str, Any], eager_bytes: dict[str, Any],
+              sol_add: dict[str, Any], sol_swiglu: dict[str, Any],
               gpu: str, runs: Sequence[dict[str, Any]] | None = None) -> Facts:
     """versions is the newest run, which the verdicts read; runs, every run of the current code oldest first (the
-    newest among them; default: that one alone), which the headline timings read."""
+    newest among them; default: that one alone), which the headline timings read. sol_add and sol_swiglu are one
+    run each of speed_of_light.add_rmsnorm and speed_of_light.swiglu: torch.compile against the kernels, at this
+    chapter's shape, by graph replay."""
     v = {(x["op"], x["key"]): x for x in versions["versions"]}
     noise = {k: x["time"]["noise_pct"] for k, x in v.items()}
     noisiest = max(v, key=lambda k: noise[k])
@@ -226,7 +241,9 @@ def from_data(versions: dict[str, Any], exactness: dict[str, Any], laptop_versio
         laptop_swiglu_cut=laptop_versions["swiglu_time_cut"],
         rms_norm_kernels=v[("add_rmsnorm", "rms_norm")]["kernels"],
         rms_norm_speedup=v[("add_rmsnorm", "rms_norm")]["speedup"],
-        tie_limit=limit, compiled_norm_diff=diff["add_rmsnorm"], compiled_swiglu_diff=diff["swiglu"],
+        tie_limit=limit, graph_norm_ratio=compiled_over_fusion(sol_add, SOL_ADD, *versions["shape"]),
+        graph_swiglu_ratio=compiled_over_fusion(sol_swiglu, SOL_SWIGLU, *versions["shape"]),
+        compiled_norm_diff=diff["add_rmsnorm"], compiled_swiglu_diff=diff["swiglu"],
         compiled_norm_ratio=1 + diff["add_rmsnorm"], compiled_swiglu_ratio=1 + diff["swiglu"],
         compiled_norm_versus=_versus(diff["add_rmsnorm"], limit),
         compiled_swiglu_versus=_versus(diff["swiglu"], limit),
@@ -265,10 +282,13 @@ def facts(machine: str | None = None) -> Facts:
                      read.result("fusing_by_hand.versions", LAPTOP).data,
                      read.result("fusing_by_hand.exactness", LAPTOP).data,
                      read.result("machine.ceilings", machine).data,
-                     read.result("memory_bound.eager_bytes", machine).data, read.machine_label(r),
+                     read.result("memory_bound.eager_bytes", machine).data,
+                     read.result(SOL_ADD, machine).data, read.result(SOL_SWIGLU, machine).data, read.machine_label(r),
                      across.datas("fusing_by_hand.versions", machine))
-    return replace(f, ties_norm_verdict=ledger.verdict_of("compiled-ties-norm", machine),
-                   ties_swiglu_verdict=ledger.verdict_of("compiled-ties-swiglu", machine))
+    with read.for_words():  # the ledger reads every run of speed-of-light's experiments for its verdict words alone
+        verdicts = {"ties_norm_verdict": ledger.verdict_of("compiled-ties-norm", machine),
+                    "ties_swiglu_verdict": ledger.verdict_of("compiled-ties-swiglu", machine)}
+    return replace(f, **verdicts)
 
 
 FORMATS = {  # how each figure reads on every page (kernelbook.macros)
@@ -282,7 +302,8 @@ FORMATS = {  # how each figure reads on every page (kernelbook.macros)
     "swiglu_cut": "pct:0", "swiglu_cut_low": "pct:0", "swiglu_cut_high": "pct:0",
     "norm_bytes_ratio": "num:1", "laptop_norm_speedup": "times:1", "laptop_swiglu_cut": "pct:0",
     "rms_norm_kernels": "num:0", "rms_norm_speedup": "times:1", "over_rms_norm": "times:2", "tie_limit": "pct:1",
-    "compiled_norm_ratio": "times:3", "compiled_swiglu_ratio": "times:3",
+    "compiled_norm_ratio": "times:3", "compiled_swiglu_ratio": "times:3", "graph_norm_ratio": "times:3",
+    "graph_swiglu_ratio": "times:3",
     "compiled_norm_diff": "pct:1", "compiled_swiglu_diff": "pct:1",  # signed: negative where compiled is faster
     "compile_norm_s": "num:1", "compile_swiglu_s": "num:1",
     "copy_gbps": "num:0", "gbps_low": "num:0", "gbps_high": "num:0", "share_low": "pct:0", "share_high": "pct:0",

@@ -51,9 +51,11 @@ from kernelbook.chapters.speed_of_light.figures import (  # the goal's constants
     Swept,
     Under,
     add_fields,
+    compiled_over_fusion,
     designs_fields,
     every_run_fields,
     merged,
+    probe,
     swiglu_fields,
 )
 from kernelbook.stats import CONFIDENCE
@@ -268,6 +270,12 @@ class Facts:
     swiglu_newest_level: bool  # ... level with one at some shape
     inexact_runs: int  # runs in which torch.compile, level with ours, differed from eager where ours did not
     probe_more_runs: int  # runs in which placements moved ours more than it differed from any rival (probe shape)
+    # torch.compile against the fusion chapter's own kernels (figures.FUSION_KERNEL) at that chapter's shape, by graph
+    # replay: GPU time, the host side left out. One run's figure, so that the one rule gives the median over the runs;
+    # docs/fusing-by-hand.md quotes the same figures (fusing_by_hand.facts reads them with the same function)
+    fusion_shape: str  # '8,192 × 4,096'
+    fusion_norm_ratio: float  # torch.compile's time over the one-row kernel's (speed_of_light.add_rmsnorm)
+    fusion_swiglu_ratio: float  # ... over the chapter's SwiGLU launch's (speed_of_light.swiglu)
 
 
 FORMATS = {  # how each figure of the page reads (kernelbook.macros); shares of the copy read rounded down, | pct_down
@@ -306,21 +314,27 @@ FORMATS = {  # how each figure of the page reads (kernelbook.macros); shares of 
     # counts: a median over an even number of runs must not read '1.0'
     "swiglu_quiet_big_runs": "num:0", "swiglu_runs": "num:0", "copy_ahead": "num:0", "swiglu_big": "num:0",
     "probe_more_runs": "num:0",
+    "fusion_norm_ratio": "times:3", "fusion_swiglu_ratio": "times:3",
 }
 
 
 def from_data(add: dict[str, Any], swiglu: dict[str, Any], designs: dict[str, Any], gpu: str,
-              runs: dict[str, list[dict[str, Any]]] | None = None) -> Facts:
+              runs: dict[str, list[dict[str, Any]]] | None = None, fusion: tuple[int, int] | None = None) -> Facts:
     """The facts of one run of each experiment (the verdicts, counts and words), with every share of the copy read
     from the medians over `runs` (each experiment's runs of the current code, oldest first; default: the one run
-    given), as the tables show them (merged)."""
+    given), as the tables show them (merged). `fusion` is the fusion chapter's shape (rows, width); by default the
+    probe shape, where that chapter times its versions (tests/test_facts_fusing_by_hand.py holds the two alike)."""
     runs = runs or {}
+    shape = fusion or (probe(swiglu)["rows"], probe(swiglu)["hidden"])
     m_add, m_sw, m_designs = (merged(runs.get(e) or [d]) for e, d in ((ADD, add), (SWIGLU, swiglu),
                                                                        (DESIGNS, designs)))
     sw_runs = runs.get(SWIGLU) or [swiglu]
     fields = {**add_fields(add, m_add), **designs_fields(m_designs, m_add), **swiglu_fields(swiglu, m_sw, sw_runs),
               **every_run_fields(runs.get(ADD) or [add], m_add, sw_runs, m_sw)}
-    return Facts(gpu=gpu, goal_share=GOAL_SHARE, big_mib=BIG_BYTES >> 20, confidence=CONFIDENCE, **fields)
+    return Facts(gpu=gpu, goal_share=GOAL_SHARE, big_mib=BIG_BYTES >> 20, confidence=CONFIDENCE, **fields,
+                 fusion_shape=f"{shape[0]:,} × {shape[1]:,}",
+                 fusion_norm_ratio=compiled_over_fusion(add, ADD, *shape),
+                 fusion_swiglu_ratio=compiled_over_fusion(swiglu, SWIGLU, *shape))
 
 
 def facts(machine: str | None = None) -> Facts:

@@ -137,6 +137,27 @@ def probe(swiglu: dict[str, Any]) -> dict[str, Any]:
     return next(s for s in swiglu["shapes"] if "registers" in s)
 
 
+# ---- torch.compile against the fusion chapter's own kernels, on the GPU alone -------------------------------------
+
+FUSION_KERNEL = {ADD: "one_row", SWIGLU: "chapter"}  # the fusion chapter's kernels at its own launch, timed here
+
+
+def fusion_versions(data: dict[str, Any], experiment: str, rows: int, hidden: int) -> tuple[dict[str, Any],
+                                                                                          dict[str, Any]]:
+    """torch.compile's timing and the fusion chapter's own kernel's (FUSION_KERNEL) at one shape of one run, both
+    captured in CUDA graphs and timed by replay in the same rounds: GPU time, no host side."""
+    v = next(s for s in data["shapes"] if (s["rows"], s["hidden"]) == (rows, hidden))["versions"]
+    return v["compiled"], v[FUSION_KERNEL[experiment]]
+
+
+def compiled_over_fusion(data: dict[str, Any], experiment: str, rows: int, hidden: int) -> float:
+    """torch.compile's median GPU time over the fusion chapter's kernel's, at one shape of one run: the one figure
+    every page gives for how the compiled code compares with the hand-written kernel (the fusion chapter's own
+    timings run from Python, where the compiled call's host and guard cost falls inside the timer)."""
+    compiled, hand = fusion_versions(data, experiment, rows, hidden)
+    return compiled["ms"] / hand["ms"]
+
+
 def programs_per_sm(regs: int, warps: int, threads_per_sm: int) -> int:
     """How many programs of `warps` warps, at `regs` registers per thread, one SM holds at once: the smaller of its
     thread limit and its register file."""
