@@ -825,6 +825,9 @@ def test_the_read_floor_divides_the_weights_by_the_read_only_bandwidth(data):
     g = F.derive(f)
     assert g["read_floor_ms"] == pytest.approx(f.read_floor_ms) and g["best_read_share"] == pytest.approx(
         f.best_read_share) and g["best_speedup"] == pytest.approx(f.base_ms / f.best_ms)
+    # the result's figures: both steps back to back, the floor over the best one's
+    assert f.best_loop_speedup == pytest.approx(f.base_loop_ms / f.best_loop_ms) and f.best_loop_ms < f.base_loop_ms
+    assert g["best_loop_floor_share"] == pytest.approx(f.floor_ms / f.best_loop_ms) == f.best_loop_floor_share
     # the fixture's fastest correct step is down_ring, not its last (the fold, 28 kernels fewer and slower)
     assert (f.best_kernels, f.last_kernels) == (147, 119) and f.best_ms < f.last_ms
 
@@ -859,6 +862,7 @@ def test_a_stand_against_a_published_step_must_hold_in_every_run(data):
 FEW, DOWN = "output projection in a few programs", "down weights through shared memory"
 H200 = dict(six_best_floor_share=0.23, laptop_best_floor_share=0.91, six_rest_ms=2.64, laptop_rest_ms=1.2,
             floor_ratio=17.2, base_ms=4.20, best_ms=0.937, best_speedup=4.48, base_kernels=1403, best_kernels=143,
+            base_loop_ms=4.09, best_loop_ms=0.921, best_loop_speedup=4.44, best_loop_floor_share=0.79,
             fusing_gain_share=0.53, fusing_saved_ms=1.74,
             first_label="+ norm, RoPE, SwiGLU, residual in the matvecs", second_label="+ fused add+RMSNorm, SwiGLU",
             first_saved_ms=0.89, second_saved_ms=0.86, read_gbps=4308.0, copy_gbps=4248.4, lm_head_copy_share=1.034,
@@ -890,7 +894,7 @@ H200 = dict(six_best_floor_share=0.23, laptop_best_floor_share=0.91, six_rest_ms
             matvec_saved_ms=0.37, matvec_profiled_all=True, pdl_used=True, pdl_saved_ms=0.18, pdl_same_kernels=True,
             round_trip_ms=0.035, alone_outside_ms=0.007, alone_has_argmax=False)
 TURNED = {
-    "best_faster": [dict(best_speedup=0.9), dict(best_speedup=None)],
+    "best_faster": [dict(best_loop_speedup=0.9), dict(best_loop_speedup=None)],
     "best_fewer_kernels": [dict(best_kernels=1403)],
     "fusing_most": [dict(fusing_gain_share=0.45), dict(fusing_gain_share=None)],
     "layers_hold_most": [dict(layers_gap_share=0.4), dict(layers_gap_share=None)],

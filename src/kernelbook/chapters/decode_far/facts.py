@@ -79,7 +79,7 @@ class Facts:
     # the ladder end to end
     complete: bool  # every step built, timed and profiled
     unbuilt: tuple[str, ...]  # labels of the steps that were not
-    changes: int; base_ms: float | None; base_kernels: int | None
+    changes: int; base_ms: float | None; base_loop_ms: float | None; base_kernels: int | None
     last_label: str  # the last step's label without its "+ "
     last_ms: float | None; last_loop_ms: float | None; last_kernels: int | None; last_floor_share: float | None
     speedup: float | None  # the plain graph's time over the last step's
@@ -92,7 +92,9 @@ class Facts:
     has_best: bool  # some step passed its check
     best_label: str  # the fastest step that passed its check
     best_ms: float | None; best_floor_share: float | None; best_loop_ms: float | None; best_kernels: int | None
-    best_speedup: float | None  # the plain graph's time over the best step's
+    best_speedup: float | None  # the plain graph's time over the best step's, each step synchronised
+    best_loop_speedup: float | None  # ... both back to back (the result's figure)
+    best_loop_floor_share: float | None  # the floor's time over the best step's back to back
     best_read_share: float | None  # the read floor over the best step's time
     fastest: tuple[str, ...]  # "the fastest": the best step's label and those of the steps that passed their check
     # and are level with it (or ahead) by the rounds, paired round by round (stats.paired), in the ladder's order
@@ -426,13 +428,14 @@ def facts(machine: str | None = None) -> Facts:
 FORMATS = {
     **dict.fromkeys(("goal_ms", "base_ms", "six_rest_ms", "first_saved_ms", "second_saved_ms", "matvec_saved_ms",
                      "first_before_ms", "first_after_ms", "second_before_ms", "second_after_ms", "matvec_before_ms",
-                     "matvec_step_ms", "own_ms", "fused_proj_ms", "filled_attention_ms",
+                     "matvec_step_ms", "base_loop_ms", "own_ms", "fused_proj_ms", "filled_attention_ms",
                      "plain_ms", "kernels_busy_ms", "kernels_step_ms", "kv_us", "fit_per_layer_us", "layer_copy_us",
                      "layer_goal_us", "layer_goal_cut_us", "ring_alone_us", "pair_alone_us", "down_alone_us",
                      "down_matvec_alone_us", "fold_us", "pair_us", "launch_low_us", "launch_high_us",
                      "barrier_low_us", "barrier_high_us", "timeline_period_us", "ours_tbps", "ours_loop_tbps",
                      "anchor_fast_tbps", "anchor_slow_tbps", "goal_tbps", "loop_noise_high"), "num:2"),
     **dict.fromkeys(("last_ms", "last_loop_ms", "last_prev_ms", "last_cost_ms", "best_ms", "weight_gb", "floor_ms",
+                     "best_loop_ms",
                      "read_floor_ms", "goal_over_ms", "cublas_ms", "matvec_ms", "plain_matvec_ms", "plain_attention_ms",
                      "plain_other_ms", "plain_idle_ms", "plain_host_ms", "plain_matvec_loss_ms", "plain_rest_ms",
                      "owners_ms", "pdl_saved_ms", "round_trip_ms", "alone_ms", "alone_outside_ms", "alone_loop_ms",
@@ -458,7 +461,7 @@ FORMATS = {
                      "kv_kib", "ring_kib", "copy_gib", "tune_s", "tol_factor", "layers_over_us", "anchor_layer_mb",
                      "our_layer_mb"), "num:0"),
     **dict.fromkeys(("read_gbps", "lm_head_gbps"), "num:0"),
-    **dict.fromkeys(("lm_head_copy_share", "lm_head_read_share", "best_read_share"), "pct:0"),
+    **dict.fromkeys(("lm_head_copy_share", "lm_head_read_share", "best_read_share", "best_loop_floor_share"), "pct:0"),
     **dict.fromkeys(("last_floor_share", "best_floor_share", "laptop_same_floor_share", "matvec_share",
                      "plain_matvec_share", "confidence", "worst_of_tolerance", "mlp_share", "chain_share",
                      "waits_gap_share", "no_wait_floor_share", "layer_share", "fit_confidence", "layers_gap_share"),
@@ -468,6 +471,7 @@ FORMATS = {
                      "down_floor_share", "down_before_floor_share"), "pct:1"),
     **dict.fromkeys(("fp32_rel_err", "tolerance", "worst_rel_err"), "pct:2"),
     **dict.fromkeys(("delta_own_ms", "delta_fused_proj_ms", "delta_filled_attention_ms"), "signed:2"),
+    "best_loop_speedup": "times:1",
     "speedup": "times:1", "best_speedup": "times:1", "goal_over_fast": "times:2", "ring_abs_max": "num:4",
 }
 
@@ -557,7 +561,8 @@ def derive(f: Facts) -> dict[str, Any]:
         speedup=_over(f.base_ms, f.last_ms), last_floor_share=_over(f.floor_ms, f.last_ms),
         goal_floor_share=f.floor_ms / f.goal_ms, goal_over_ms=over, goal_over_share=_over(over, f.goal_ms),
         last_cost_ms=_less(f.last_ms, f.last_prev_ms), best_floor_share=_over(f.floor_ms, f.best_ms),
-        best_speedup=_over(f.base_ms, f.best_ms), read_floor_ms=1e3 * f.weight_gb / f.read_gbps,
+        best_speedup=_over(f.base_ms, f.best_ms), best_loop_speedup=_over(f.base_loop_ms, f.best_loop_ms),
+        best_loop_floor_share=_over(f.floor_ms, f.best_loop_ms), read_floor_ms=1e3 * f.weight_gb / f.read_gbps,
         best_read_share=_over(1e3 * f.weight_gb / f.read_gbps, f.best_ms),
         lm_head_copy_share=f.lm_head_gbps / f.copy_gbps, lm_head_read_share=f.lm_head_gbps / f.read_gbps,
         round_trip_ms=_less(f.last_ms, f.last_loop_ms),
@@ -585,7 +590,8 @@ DERIVED_FROM = {
     "goal_floor_share": ("floor_ms", "goal_ms"), "goal_over_ms": ("last_ms", "goal_ms"),
     "goal_over_share": ("goal_over_ms", "goal_ms"), "last_cost_ms": ("last_ms", "last_prev_ms"),
     "best_floor_share": ("floor_ms", "best_ms"), "round_trip_ms": ("last_ms", "last_loop_ms"),
-    "best_speedup": ("base_ms", "best_ms"), "read_floor_ms": ("weight_gb", "read_gbps"),
+    "best_speedup": ("base_ms", "best_ms"), "best_loop_speedup": ("base_loop_ms", "best_loop_ms"),
+    "best_loop_floor_share": ("floor_ms", "best_loop_ms"), "read_floor_ms": ("weight_gb", "read_gbps"),
     "best_read_share": ("read_floor_ms", "best_ms"), "lm_head_copy_share": ("lm_head_gbps", "copy_gbps"),
     "lm_head_read_share": ("lm_head_gbps", "read_gbps"),
     "first_us_per_kernel": ("first_saved_ms", "first_kernels_before", "first_kernels_after"),
