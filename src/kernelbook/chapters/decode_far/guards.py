@@ -51,7 +51,7 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
     # the result
     "best_faster": Guard(
         "the fastest rung that passed its check was faster than the plain graph, both timed back to back",
-        lambda f: f.best_loop_speedup > 1, states=("faster than that graph timed the same way",),
+        lambda f: f.best_loop_speedup > 1, states=("faster, with",),
         found=lambda f: f"back to back, the fastest rung that passed its check took {_ms(f.best_loop_ms)} ms, the "
                         f"plain graph {_ms(f.base_loop_ms)} ms",
         absent=(lambda f: f.best_ms is None, "no rung passed its check")),
@@ -92,6 +92,13 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
         found=lambda f: f"the decode chapter's best step took {_ms(f.six_best_ms)} ms against a floor of "
                         f"{_ms(f.six_floor_ms)} ms, {fmt.pct(f.six_best_floor_share)} of the floor's speed",
         absent=(lambda f: not f.six_has_best, "no variant of the decode chapter passed its check")),
+    "beyond_six": Guard(
+        "the fastest rung that passed its check beat the decode chapter's fastest way, each step timed alone",
+        lambda f: f.best_ms < f.six_best_ms, states=("it went to",),
+        found=lambda f: f"timed alone, the fastest rung that passed its check took {_ms(f.best_ms)} ms, the decode "
+                        f"chapter's fastest way {_ms(f.six_best_ms)} ms",
+        absent=(lambda f: not f.six_has_best or f.best_ms is None, "no rung or no way of the decode chapter passed "
+                                                                   "its check")),
     "laptop_closer": Guard(
         "the laptop's best step came closer to its floor than this GPU's best to its own",
         lambda f: f.laptop_best_floor_share > f.six_best_floor_share, states=("came closer to its own floor",),
