@@ -69,20 +69,21 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
     "layers_hold_most": Guard(
         "the layers hold more than half of the step's distance from the floor, the once-a-step part the rest",
         lambda f: f.layers_gap_share > 0.5,
-        states=(("What is left sits in each layer's", "The distance left to the floor is in the launches between"),),
+        states=(("Most of what is left is inside the layers",
+                 "The distance left to the floor is in the launches between"),),
         found=lambda f: f"the layers hold {fmt.pct(f.layers_gap_share)} of the step's distance from the floor",
         absent=(lambda f: not f.has_layer_fit, "the rung was not built over fewer layers")),
     "attention_further": Guard(
         "a layer's attention half runs further from its bytes' copy time than its MLP",
         lambda f: f.chain_share < f.mlp_share,
-        states=(("sits in each layer's attention half", "further from its bytes", "above all in the attention half"),),
+        states=(("more of it in each layer's attention half", "further from its bytes",
+                 "above all in the attention half"),),
         found=lambda f: f"a layer's attention half ran at {fmt.pct(f.chain_share)} of its bytes' copy speed, its MLP "
                         f"at {fmt.pct(f.mlp_share)}"),
     "mlp_at_copy": Guard(
         "the MLP's calls cost about their bytes' copy time, within a tenth",
         lambda f: abs(f.mlp_share - 1) <= NEAR_COPY,
-        states=(("the MLP streams its weights at about the copy speed",
-                 "stream their weights at about the copy speed"),),
+        states=(("streams its weights at about the copy speed", "stream their weights at about the copy speed"),),
         found=lambda f: f"the MLP's calls cost {_us(f.mlp_us)} µs for {_us(f.mlp_copy_us)} µs of bytes at copy speed "
                         f"({fmt.pct(f.mlp_share)} of it)"),
     # where the page starts
