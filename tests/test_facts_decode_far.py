@@ -895,7 +895,7 @@ H200 = dict(six_best_floor_share=0.23, laptop_best_floor_share=0.91, six_rest_ms
             matvec_saved_ms=0.37, matvec_profiled_all=True, pdl_used=True, pdl_saved_ms=0.18, pdl_same_kernels=True,
             round_trip_ms=0.035, alone_outside_ms=0.007, alone_has_argmax=False)
 TURNED = {
-    "best_faster": [dict(best_loop_speedup=0.9), dict(best_loop_speedup=None)],
+    "best_faster": [dict(best_loop_speedup=0.9), dict(best_loop_speedup=None, best_loop_ms=None)],
     "beyond_six": [dict(best_ms=3.5), dict(best_ms=None)],
     "best_fewer_kernels": [dict(best_kernels=1403)],
     "fusing_most": [dict(fusing_gain_share=0.45), dict(fusing_gain_share=None)],

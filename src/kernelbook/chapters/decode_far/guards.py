@@ -54,7 +54,8 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
         lambda f: f.best_loop_speedup > 1, states=("faster, with",),
         found=lambda f: f"back to back, the fastest rung that passed its check took {_ms(f.best_loop_ms)} ms, the "
                         f"plain graph {_ms(f.base_loop_ms)} ms",
-        absent=(lambda f: f.best_ms is None, "no rung passed its check")),
+        absent=(lambda f: f.best_ms is None or f.best_loop_ms is None or f.base_loop_ms is None,
+                "no rung passed its check, or the runs timed no steps back to back")),
     "best_fewer_kernels": Guard(
         "the fastest rung that passed its check ran fewer kernels than the plain graph",
         lambda f: f.best_kernels < f.base_kernels, states=("kernels instead of",),
