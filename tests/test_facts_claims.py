@@ -271,15 +271,21 @@ def test_summary_pages_render_down_every_branch(name, fixture_results):
     conditions = " ".join(re.findall(r"{%-?\s*(?:el)?if\b(.*?)%}", text, re.S))
     factview._cache.clear()
     assert "{{" not in macros.render(text, stem)
+    rendered: dict[str, set[str]] = {}  # each conditional's field -> the pages its values render
     for alias, chapter in SET.findall(text):
         key = (chapter, paths.primary_machine(), tuple(paths.results_dirs()))
-        base, read = factview._cache[key]
-        hints = typing.get_type_hints(type(base))
-        for field in sorted(set(re.findall(rf"\b{alias}\.([a-z_][a-z0-9_]*)", conditions))):
+        book, shown = factview._cache[key]  # a factbook.Book: the chapter's facts and where they came from
+        hints = typing.get_type_hints(type(book.facts))
+        tested = sorted(set(re.findall(rf"\b{alias}\.([a-z_][a-z0-9_]*)", conditions)))
+        for field in tested:
             for value in _values(hints[field]):
-                factview._cache[key] = (dataclasses.replace(base, **{field: value}), read)
-                assert "{{" not in macros.render(text, stem)
-        factview._cache[key] = (base, read)
+                turned = dataclasses.replace(book, facts=dataclasses.replace(book.facts, **{field: value}))
+                factview._cache[key] = (turned, shown)
+                page = macros.render(text, stem)
+                assert "{{" not in page
+                rendered.setdefault(field, set()).add(page)
+        factview._cache[key] = (book, shown)
+    assert all(len(pages) == 2 for pages in rendered.values()), "a branch a conditional takes changes nothing"
 
 
 def test_the_bands_the_claims_page_names_are_the_ledgers(fixture_results):

@@ -331,7 +331,7 @@ def _slower_run(six, name, k):
 
 def test_one_run_shows_no_range(data):
     f = F.from_data(**data)
-    assert f.six_runs == 1 and (f.graph_ms_low, f.graph_ms_high) == (f.graph_ms, f.graph_ms)
+    assert f.six_runs == 1 and not f.six_several_runs and (f.graph_ms_low, f.graph_ms_high) == (f.graph_ms, f.graph_ms)
     assert not any((f.dyn_ms_runs_vary, f.static_ms_runs_vary, f.graph_ms_runs_vary, f.ro_ms_runs_vary,
                     f.best_ms_runs_vary))
 
@@ -343,6 +343,7 @@ def test_step_times_across_runs_show_their_range_only_past_the_spread(data):
     spread = max(2 * within["noise_pct"] / 100 if within.get("noise_pct") is not None else 0,
                  within["spread_pct"] / 100)
     far = F.from_data(**data, runs=[_slower_run(six, "cuda_graph", 1 + 3 * spread), six])
+    assert far.six_runs == 2 and far.six_several_runs
     assert far.six_runs == 2 and far.graph_ms_runs_vary and not far.static_ms_runs_vary
     assert (far.graph_ms_low, far.graph_ms_high) == (one.graph_ms, pytest.approx((1 + 3 * spread) * one.graph_ms))
     assert far.graph_speedup == pytest.approx(far.static_ms / far.graph_ms)  # the medians shown

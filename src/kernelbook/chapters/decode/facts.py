@@ -160,6 +160,7 @@ class Facts:
     reset_rel_err: float
     # the six ways, in pairs
     six_runs: int  # stored runs of decode.six_ways of the current code
+    six_several_runs: bool  # ... more than one, so a range across runs can be shown
     dyn_ms: float
     dyn_ms_low: float  # the lowest and highest run median
     dyn_ms_high: float
@@ -368,7 +369,7 @@ def from_data(six: dict[str, Any], constraints: dict[str, Any], compile_warm: di
         any_valid=best is not None, all_passed=bool(d["all_passed"]), n_failed=len(failed),
         failed=", ".join(failed), has_build_errors=bool(d.get("build_errors")),
         build_failed=", ".join(d.get("build_errors") or {}),
-        **steps, best_label=b.get("label", ""),
+        **steps, six_several_runs=steps["six_runs"] > 1, best_label=b.get("label", ""),
         best_speedup=steps["dyn_ms"] / steps["best_ms"] if best else None,  # the medians shown
         best_floor_share=b.get("floor_share"), best_tok_s=b.get("tok_s"), best_kernels=b.get("kernels"),
         best_busy_ms=b.get("busy_ms"), best_idle_ms=b.get("idle_ms"),
