@@ -43,6 +43,25 @@ def test_run_without_gpu_stores_nothing(fixture_results, capsys, monkeypatch):
     assert {p: p.read_bytes() for p in fixture_results.rglob("*.json")} == before
 
 
+def test_run_without_jsonschema_fails_before_measuring(fixture_results, capsys, monkeypatch):
+    """A run is checked against its schema only once measured: without jsonschema the command stops at once."""
+    from kernelbook import schema
+
+    def missing(name):
+        raise ImportError("No module named 'jsonschema'", name="jsonschema")
+
+    measured = []
+    monkeypatch.setattr(runner, "gpu_slug", lambda: "nvidia-h200")
+    monkeypatch.setattr(runner, "run_one", lambda *a, **k: measured.append(a) or (True, ""))
+    monkeypatch.setattr(schema, "ready", missing)
+    assert cli.main(["run", "machine.ceilings"]) == 2
+    assert "jsonschema is not installed" in capsys.readouterr().err and not measured
+    monkeypatch.undo()
+    monkeypatch.setattr(runner, "gpu_slug", lambda: "nvidia-h200")
+    monkeypatch.setattr(runner, "run_one", lambda *a, **k: measured.append(a) or (True, ""))
+    assert cli.main(["run", "machine.ceilings"]) == 0 and len(measured) == 1  # with it, the run goes ahead
+
+
 @pytest.mark.parametrize("args", [["run", "machine.ceilings", "--machine", "../../etc"], ["check", "--machine", "a/b"],
                                   ["list"]])
 def test_a_machine_name_that_is_a_path_is_refused(fixture_results, capsys, monkeypatch, args):

@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from kernelbook import page, paths, runner, store
+from kernelbook import page, paths, runner, schema, store
 from kernelbook.registry import EXPERIMENTS, UnknownExperiment, get
 
 
@@ -190,6 +190,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         for e in exps:
             print(f"would run {e.name} (timeout {args.timeout or e.timeout_s:.0f} s)")
         return 0
+    try:  # a run is checked against its schema before it is stored: fail now, not after minutes of measuring
+        for e in exps:
+            schema.ready(e.name)
+    except ImportError as e:
+        return _err(f"{e.name or 'jsonschema'} is not installed: every run is checked against its schema before it "
+                    f"is stored, so install it (pip install jsonschema) before measuring")
     slug = runner.gpu_slug()
     if slug is None:
         return _err("no CUDA GPU here: experiments measure a GPU; on a laptop, `mkdocs serve` replays stored results")

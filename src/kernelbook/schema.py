@@ -119,6 +119,12 @@ def _validator(path: Path, part: str | None) -> tuple[Any, Any]:
     return Draft202012Validator(schema, registry=_registry()), _fast(schema, _load(COMMON))
 
 
+def ready(name: str) -> None:
+    """Raise now what checking a run of experiment `name` would raise once it has been measured: ImportError where
+    jsonschema is not installed, SchemaFileError where its schema is missing or invalid."""
+    _validator(path_of(name), None)
+
+
 def _display(path: Path) -> str:
     from kernelbook import paths
 
