@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from kernelbook import page
+from kernelbook import page, paths
 from kernelbook.chapters.stability import facts as F
 from kernelbook.chapters.stability import figures as FG
 from kernelbook.chapters.stability import guards as G
@@ -736,3 +736,52 @@ def test_the_ridge_is_each_runs_matmul_rate_over_its_copy(runs):
     d = runs["machine.ceilings"][0].data
     want = d["matmul"]["tflops"] * 1e3 / d["bandwidth"]["copy"]["gbps"]
     assert _fig(F.from_data(runs, "H200"), "ridge").median == pytest.approx(want)
+
+
+SAMPLES = {"every_ms": 500, "n": 3, "fields": ["t_s", "clocks.sm", "clocks.mem", "power.draw", "temperature.gpu"],
+           "stats": {"clocks.sm": {"min": 345.0, "median": 1980.0, "max": 1980.0},
+                     "clocks.mem": {"min": 3201.0, "median": 3201.0, "max": 3201.0},
+                     "power.draw": {"min": 80.0, "median": 300.0, "max": 640.0},
+                     "temperature.gpu": {"min": 30.0, "median": 38.0, "max": 44.0}},
+           "samples": [[0.0, 345.0, 3201.0, 80.0, 30.0]]}
+
+
+def test_a_runs_samples_host_and_card_are_read_where_recorded():
+    s = FG.sampled_of(SAMPLES)
+    assert (s.n, s.every_ms, s.sm_mhz, s.power_w[2], s.temp_c[2]) == (3, 500, (345.0, 1980.0, 1980.0), 640.0, 44.0)
+    assert FG.sampled_of(None) is None and FG.sampled_of({**SAMPLES, "n": 0, "stats": {}}) is None
+    assert FG.host_of({"cpu_model": "Xeon", "vcpus": 16}) == "Xeon · 16 vCPUs"
+    assert FG.host_of({"cpu_model": "Xeon", "vcpus": None}) == "Xeon" and FG.host_of(None) == FG.host_of({}) == ""
+
+
+def test_sampled_runs_and_hosts_count_the_current_code_only(runs):
+    f = F.from_data(runs, "H200")
+    assert f.sampled_runs == 0 and f.hosts_seen == 0  # the fixtures predate sampling
+    name = "decode.six_ways"
+    new = _another(runs, name, True, "2099-01-01")
+    runs[name][-1] = dataclasses.replace(new, sampled=FG.sampled_of(SAMPLES), host="Xeon · 16 vCPUs")
+    old = _another(runs, "machine.ceilings", False, "2000-01-01")
+    runs["machine.ceilings"][0] = dataclasses.replace(old, sampled=FG.sampled_of(SAMPLES), host="EPYC · 8 vCPUs")
+    f = F.from_data(runs, "H200")
+    assert f.sampled_runs == 1 and f.hosts_seen == 1  # the earlier-code run is not counted
+    other = _another(runs, "machine.ceilings", True, "2099-01-02")
+    runs["machine.ceilings"][-1] = dataclasses.replace(other, sampled=FG.sampled_of(SAMPLES), host="EPYC · 8 vCPUs")
+    f = F.from_data(runs, "H200")
+    assert f.sampled_runs == 2 and f.hosts_seen == 2
+
+
+def test_the_machine_table_lists_a_sampled_run_with_its_readings(fixture_results, capsys):
+    """A sampled run of the fixture's six ways, stored beside it: the table shows its clocks, host and card."""
+    import runpy
+
+    path = run_file(fixture_results, "decode.six_ways")
+    rec = json.loads(path.read_text())
+    rec["provenance"].update(smi_samples=SAMPLES, host={"cpu_model": "Xeon", "vcpus": 16},
+                             gpu_uuid="GPU-e2c8010f-73c2-1c37-746c-ab83fb5baf0a")
+    path.write_text(json.dumps(rec))
+    f = F.facts()
+    assert f.sampled_runs == 1 and f.hosts_seen == 1
+    runpy.run_path(str(paths.root() / "snippets" / "stability" / "machine_table.py"))
+    out = capsys.readouterr().out
+    assert "Xeon · 16 vCPUs" in out and "345 / 1,980 / 1,980" in out and "GPU-e2c8010" in out
+    assert "no run of the current code sampled" not in out

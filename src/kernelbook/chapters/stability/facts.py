@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from kernelbook import bench, paths, read, store
+from kernelbook import bench, paths, provenance, read, store
 from kernelbook.chapters.stability import figures
 from kernelbook.chapters.stability.figures import (
     EXPERIMENTS,
@@ -95,6 +95,10 @@ class Facts:
     versions: tuple[str, ...]  # those of the newest run of machine.ceilings
     software: str  # ... as the page writes them: 'torch 2.11.0+cu130, Triton 3.6.0, CUDA 13.0, driver 580.159.04'
     earlier_first: str  # the oldest earlier-code run's date, '2026-11-29' ("" if none)
+    # the machine through each run (provenance: host(), the GPU's UUID, nvidia-smi sampled while the run ran)
+    sample_ms: int  # how often a run reads the GPU (provenance.SAMPLE_MS)
+    sampled_runs: int  # current-code runs that sampled the GPU's clocks, power and temperature while they ran
+    hosts_seen: int  # ... how many different CPUs (model and vCPUs) they name
     # the figures
     figures: tuple[Figure, ...]
     n_figures: int
@@ -211,6 +215,7 @@ def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
     figs = [figures.figure(spec, runs[spec.experiment]) for spec in figures.specs(runs)]
     every = [r for name in EXPERIMENTS for r in runs[name]]
     earlier = [r for r in every if not r.current]
+    current = [r for r in every if r.current]
     moved = [f for f in figs if f.moved_before]
     steady = figures.labels(figs, "steady in one run")
     labels = {v: figures.labels(figs, v)
@@ -230,6 +235,8 @@ def from_data(runs: dict[str, list[Run]], gpu: str) -> Facts:
         one_run_figures=sum(x.current_runs == 1 for x in figs),
         same_versions=len({r.versions for r in every}) == 1,
         software_seen=tuple(dict.fromkeys(figures.software(r.versions) for r in every)),
+        sample_ms=provenance.SAMPLE_MS, sampled_runs=sum(r.sampled is not None for r in current),
+        hosts_seen=len({r.host for r in current if r.host}),
         versions=versions, software=figures.software(versions),
         earlier_first=min((r.started for r in earlier), default="")[:10],
         figures=tuple(figs), n_figures=len(figs),

@@ -7,6 +7,7 @@ launches, the decode step's slow rounds, autotuning's picks). The thresholds of 
 from __future__ import annotations
 
 import dataclasses
+import math
 import statistics
 from collections import Counter
 from collections.abc import Callable
@@ -86,6 +87,41 @@ class Run:
     code: str  # the code hash, 8 characters
     versions: tuple[str, ...]  # torch, triton, CUDA, driver
     clocks: tuple[str, ...]  # SM and memory MHz at the run's start and end
+    host: str = ""  # the CPU around the GPU, 'Intel(R) Xeon(R) Processor · 16 vCPUs' ("" where not recorded)
+    gpu_uuid: str = ""  # the card itself, 'GPU-e2c8010f-…' ("" where not recorded)
+    sampled: Sampled | None = None  # nvidia-smi's readings through the run (None: the run predates sampling)
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """nvidia-smi's readings every `every_ms` through a whole run, setup and compiles included (provenance.Sampler)."""
+    n: int
+    every_ms: int
+    sm_mhz: tuple[float, float, float]  # min, median, max
+    mem_mhz: tuple[float, float, float]
+    power_w: tuple[float, float, float]
+    temp_c: tuple[float, float, float]
+
+
+def sampled_of(summary: dict[str, Any] | None) -> Sampled | None:
+    """A run's smi_samples summary as the page reads it (None where it took no reading)."""
+    if not summary or not summary.get("n"):
+        return None
+    st = summary["stats"]
+
+    def three(field: str) -> tuple[float, float, float]:
+        x = st.get(field) or {}
+        return (x.get("min", math.nan), x.get("median", math.nan), x.get("max", math.nan))
+
+    return Sampled(int(summary["n"]), int(summary["every_ms"]), three("clocks.sm"), three("clocks.mem"),
+                   three("power.draw"), three("temperature.gpu"))
+
+
+def host_of(h: dict[str, Any] | None) -> str:
+    """'CPU model · N vCPUs' from provenance.host(), "" where the run did not record it."""
+    if not h or not h.get("cpu_model"):
+        return ""
+    return h["cpu_model"] + (f" · {h['vcpus']} vCPUs" if h.get("vcpus") else "")
 
 
 def run_of(res: store.Result, current: bool) -> Run:
@@ -94,7 +130,8 @@ def run_of(res: store.Result, current: bool) -> Run:
     return Run(res.data, current, str(p.get("started_utc", "?")), str(p.get("git", {}).get("commit", "?"))[:8],
                str(p.get("code_hash", "?"))[:8],
                (str(v.get("torch")), str(v.get("triton")), str(v.get("cuda")), str(p.get("driver"))),
-               tuple(str(s.get(k)) for s in (s0, s1) for k in ("clocks.sm", "clocks.mem")))
+               tuple(str(s.get(k)) for s in (s0, s1) for k in ("clocks.sm", "clocks.mem")),
+               host_of(p.get("host")), str(p.get("gpu_uuid") or ""), sampled_of(p.get("smi_samples")))
 
 
 # ---- reading one run's value of each figure ---------------------------------------------------------------------
