@@ -743,12 +743,18 @@ SAMPLES = {"every_ms": 500, "n": 3, "fields": ["t_s", "clocks.sm", "clocks.mem",
                      "clocks.mem": {"min": 3201.0, "median": 3201.0, "max": 3201.0},
                      "power.draw": {"min": 80.0, "median": 300.0, "max": 640.0},
                      "temperature.gpu": {"min": 30.0, "median": 38.0, "max": 44.0}},
-           "samples": [[0.0, 345.0, 3201.0, 80.0, 30.0]]}
+           "samples": [[0.0, 345.0, 3201.0, 80.0, 30.0]]}  # a run stored before the busy readings were kept apart
+BUSY = {**SAMPLES, "n": 5, "busy": {"n": 4, "stats": {**SAMPLES["stats"],
+                                                     "clocks.sm": {"min": 1755.0, "median": 1980.0, "max": 1980.0}}}}
 
 
 def test_a_runs_samples_host_and_card_are_read_where_recorded():
     s = FG.sampled_of(SAMPLES)
     assert (s.n, s.every_ms, s.sm_mhz, s.power_w[2], s.temp_c[2]) == (3, 500, (345.0, 1980.0, 1980.0), 640.0, 44.0)
+    assert not s.busy and s.n == s.of == 3
+    b = FG.sampled_of(BUSY)  # the figures are over the readings taken while a kernel ran
+    assert b.busy and (b.n, b.of, b.sm_mhz[0]) == (4, 5, 1755.0)
+    assert FG.sampled_of({**BUSY, "busy": {"n": 0, "stats": {}}}).sm_mhz[0] == 345.0  # none busy: every reading
     assert FG.sampled_of(None) is None and FG.sampled_of({**SAMPLES, "n": 0, "stats": {}}) is None
     assert FG.host_of({"cpu_model": "Xeon", "vcpus": 16}) == "Xeon · 16 vCPUs"
     assert FG.host_of({"cpu_model": "Xeon", "vcpus": None}) == "Xeon" and FG.host_of(None) == FG.host_of({}) == ""
@@ -784,4 +790,5 @@ def test_the_machine_table_lists_a_sampled_run_with_its_readings(fixture_results
     runpy.run_path(str(paths.root() / "snippets" / "stability" / "machine_table.py"))
     out = capsys.readouterr().out
     assert "Xeon · 16 vCPUs" in out and "345 / 1,980 / 1,980" in out and "GPU-e2c8010" in out
+    assert "3, whole run" in out
     assert "no run of the current code sampled" not in out

@@ -19,7 +19,8 @@ def _fake_smi(tmp_path, lines: list[str], pause_s: float = 0.02) -> None:
 
 
 def test_the_sampler_keeps_each_reading_and_summarises_them(tmp_path, monkeypatch):
-    _fake_smi(tmp_path, ["1980, 3201, 412.5, 51", "[N/A], 3201, 400, 52", "1755, 3201, 398.0, 53", "1980, 3201"])
+    _fake_smi(tmp_path, ["1980, 3201, 412.5, 51, 97", "[N/A], 3201, 400, 52, 90", "1755, 3201, 398.0, 53, 0",
+                         "1980, 3201"])
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     with provenance.Sampler(every_ms=20) as s:
         deadline = time.time() + 5
@@ -29,22 +30,24 @@ def test_the_sampler_keeps_each_reading_and_summarises_them(tmp_path, monkeypatc
     assert out["n"] == 2  # the N/A line and the torn one are not readings
     assert out["stats"]["clocks.sm"] == {"min": 1755.0, "median": 1867.5, "max": 1980.0}
     assert out["stats"]["temperature.gpu"]["max"] == 53.0
-    assert [len(x) for x in out["samples"]] == [5, 5] and out["fields"][0] == "t_s"
+    assert [len(x) for x in out["samples"]] == [6, 6] and out["fields"][0] == "t_s"
+    assert out["busy"]["n"] == 1 and out["busy"]["stats"]["clocks.sm"]["median"] == 1980.0  # a kernel ran in one
 
 
 def test_without_nvidia_smi_there_are_no_samples_and_no_error(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))  # nothing to run
     with provenance.Sampler() as s:
         pass
-    assert s.summary()["n"] == 0 and s.summary()["stats"] == {}
+    assert s.summary()["n"] == 0 and s.summary()["stats"] == {} and s.summary()["busy"] == {"n": 0, "stats": {}}
 
 
 def test_many_samples_are_thinned_to_the_kept_number():
     s = provenance.Sampler()
-    s.samples = [(i * 0.5, 1980.0, 3201.0, 400.0, 50.0) for i in range(1000)]
+    s.samples = [(i * 0.5, 1980.0, 3201.0, 400.0, 50.0, float(i % 2)) for i in range(1000)]
     out = s.summary()
     assert out["n"] == 1000 and len(out["samples"]) <= provenance.KEEP_SAMPLES
     assert out["samples"][0][0] == 0.0 and out["stats"]["power.draw"]["median"] == 400.0
+    assert out["busy"]["n"] == 500  # the stats of the busy samples are over all of them, never the thinned ones
 
 
 def test_the_host_is_named():

@@ -35,7 +35,9 @@ def nvidia_smi() -> dict[str, str]:
     return dict(zip(SMI_FIELDS, values, strict=False))
 
 
-SAMPLED = ("clocks.sm", "clocks.mem", "power.draw", "temperature.gpu")  # MHz, MHz, W, C
+SAMPLED = ("clocks.sm", "clocks.mem", "power.draw", "temperature.gpu", "utilization.gpu")  # MHz, MHz, W, C, %
+# utilization.gpu is the share of nvidia-smi's last sample period in which a kernel ran: the readings with it above
+# zero are those taken while the GPU worked (the summary's "busy"), not while the run imported, compiled or waited
 SAMPLE_MS = 500  # nvidia-smi's own loop (-lms): one process for the whole run, not one per reading
 KEEP_SAMPLES = 240  # at most this many samples are stored (evenly thinned); the summary is over all of them
 
@@ -80,14 +82,22 @@ class Sampler:
             self._thread.join(timeout=5)
 
     def summary(self) -> dict[str, object]:
-        """{every_ms, n, fields, each field's min/median/max over every sample, samples: [[t_s, *values]] thinned}."""
+        """{every_ms, n, fields, each field's min/median/max over every sample, busy: {n, stats} over the samples
+        taken while a kernel ran, samples: [[t_s, *values]] thinned}."""
         n = len(self.samples)
-        stats = {f: {"min": min(col), "median": statistics.median(col), "max": max(col)}
-                 for f, col in zip(SAMPLED, zip(*(x[1:] for x in self.samples), strict=False), strict=False)} \
-            if n else {}
+        busy = [x for x in self.samples if x[1 + SAMPLED.index("utilization.gpu")] > 0]
         step = max(1, -(-n // KEEP_SAMPLES))
-        return {"every_ms": self.every_ms, "n": n, "fields": ["t_s", *SAMPLED], "stats": stats,
-                "samples": [list(x) for x in self.samples[::step]]}
+        return {"every_ms": self.every_ms, "n": n, "fields": ["t_s", *SAMPLED], "stats": _stats(self.samples),
+                "busy": {"n": len(busy), "stats": _stats(busy)}, "samples": [list(x) for x in self.samples[::step]]}
+
+
+def _stats(samples: list[tuple[float, ...]]) -> dict[str, dict[str, float]]:
+    """Each SAMPLED field's min, median and max over `samples` ({} for none)."""
+    if not samples:
+        return {}
+    cols = zip(*(x[1:] for x in samples), strict=True)
+    return {f: {"min": min(c), "median": statistics.median(c), "max": max(c)}
+            for f, c in zip(SAMPLED, cols, strict=True)}
 
 
 def host() -> dict[str, object]:

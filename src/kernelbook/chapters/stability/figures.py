@@ -94,8 +94,11 @@ class Run:
 
 @dataclass(frozen=True)
 class Sampled:
-    """nvidia-smi's readings every `every_ms` through a whole run, setup and compiles included (provenance.Sampler)."""
-    n: int
+    """nvidia-smi's readings every `every_ms` through a run (provenance.Sampler): those taken while a kernel ran
+    where the run stored them apart (busy), else every reading, setup and compiles included."""
+    n: int  # the readings the figures below are over
+    of: int  # every reading of the run
+    busy: bool  # ... the figures are over the readings taken while a kernel ran
     every_ms: int
     sm_mhz: tuple[float, float, float]  # min, median, max
     mem_mhz: tuple[float, float, float]
@@ -107,14 +110,16 @@ def sampled_of(summary: dict[str, Any] | None) -> Sampled | None:
     """A run's smi_samples summary as the page reads it (None where it took no reading)."""
     if not summary or not summary.get("n"):
         return None
-    st = summary["stats"]
+    busy = summary.get("busy") or {}
+    st = busy["stats"] if busy.get("n") else summary["stats"]
 
     def three(field: str) -> tuple[float, float, float]:
         x = st.get(field) or {}
         return (x.get("min", math.nan), x.get("median", math.nan), x.get("max", math.nan))
 
-    return Sampled(int(summary["n"]), int(summary["every_ms"]), three("clocks.sm"), three("clocks.mem"),
-                   three("power.draw"), three("temperature.gpu"))
+    n = int(busy["n"]) if busy.get("n") else int(summary["n"])
+    return Sampled(n, int(summary["n"]), bool(busy.get("n")), int(summary["every_ms"]), three("clocks.sm"),
+                   three("clocks.mem"), three("power.draw"), three("temperature.gpu"))
 
 
 def host_of(h: dict[str, Any] | None) -> str:
