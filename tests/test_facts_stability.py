@@ -3,9 +3,11 @@ current code or an earlier-code run is a deep copy of the fixture run, changed w
 
 from __future__ import annotations
 
+import base64
 import copy
 import dataclasses
 import json
+import re
 
 import pytest
 
@@ -789,6 +791,10 @@ def test_the_machine_table_lists_a_sampled_run_with_its_readings(fixture_results
     assert f.sampled_runs == 1 and f.hosts_seen == 1
     runpy.run_path(str(paths.root() / "snippets" / "stability" / "machine_table.py"))
     out = capsys.readouterr().out
-    assert "Xeon · 16 vCPUs" in out and "345 / 1,980 / 1,980" in out and "GPU-e2c8010" in out
-    assert "3, whole run" in out
-    assert "no run of the current code sampled" not in out
+    assert "345 / 1,980 / 1,980" in out and "3, whole run" in out and "not sampled" in out  # the others: not
+    rows = json.loads(base64.b64decode(re.search(r'stability-machine.json" href="data:application/json;base64,([^"]+)"',
+                                                 out).group(1)))
+    mine = [x for x in rows if x["readings"] == "3, whole run"]
+    assert len(mine) == 1 and mine[0]["host CPU"] == "Xeon · 16 vCPUs"  # host and card: in the download
+    assert mine[0]["GPU UUID"] == "GPU-e2c8010f-73c2-1c37-746c-ab83fb5baf0a" and mine[0]["hottest °C"] == "44"
+

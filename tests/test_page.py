@@ -50,6 +50,14 @@ def test_pct_down_never_rounds_a_share_up_to_a_goal():
     assert page.pct_down(None) == "—"
 
 
+def test_num_down_never_rounds_up_past_an_at_least():
+    from kernelbook import fmt
+
+    assert fmt.num_down(1.67) == "1.6" and fmt.num(1.67) == "1.7"
+    assert fmt.num_down(1.7) == "1.7"  # 1.7 is 1.6999… in binary: not floored to 1.6
+    assert fmt.num_down(1234.56, 0) == "1,234" and fmt.num_down(None) == "—"
+
+
 def test_figure_is_one_inline_svg_line():
     import matplotlib.pyplot as plt
 

@@ -11,7 +11,8 @@ def saved(s: dict) -> str:
     """What the rung saved against the rung above: a saving reads positive, a cost negative."""
     if s["saved_ms"] is None:
         return "—"
-    return f"{'−' if s['saved_ms'] < 0 else ''}{page.num(abs(s['saved_ms']), 2)}"
+    cost = round(s["saved_ms"], 2) < 0  # a saving that rounds to zero has no sign
+    return f"{'−' if cost else ''}{page.num(abs(s['saved_ms']), 2)}"
 
 
 checked = far_report.check_cell  # a step's check as a cell, on both tables

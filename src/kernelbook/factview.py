@@ -206,6 +206,7 @@ def raw_facts(chapter: str, machine: str | None = None) -> Any:
 FORMATTERS = {"num": lambda x, d: fmt.num(x, 1 if d is None else d), "pct": lambda x, d: fmt.pct(x, d or 0),
               "plain": lambda x, d: str(x),  # as code writes it: 8192, not 8,192
               "pct_down": lambda x, d: fmt.pct_down(x, 1 if d is None else d),
+              "num_down": lambda x, d: fmt.num_down(x, 1 if d is None else d),
               "times": lambda x, d: fmt.times(x, 1 if d is None else d),
               "signed": lambda x, d: fmt.signed(x, 2 if d is None else d)}
 

@@ -14,6 +14,13 @@ def num(x: float | int | None, digits: int = 1, unit: str = "") -> str:
     return f"{s} {unit}".rstrip() if unit else s
 
 
+def num_down(x: float | None, digits: int = 1) -> str:
+    """A number rounded down, not to nearest: 1.67 -> '1.6', so that 'at least 1.6' holds of the figure itself."""
+    if x is None:
+        return "—"
+    return num(math.floor(round(x * 10**digits, 6)) / 10**digits, digits)
+
+
 def pct(x: float | None, digits: int = 0) -> str:
     return "—" if x is None else f"{100 * x:.{digits}f}%"
 

@@ -349,7 +349,8 @@ def page_provenance(results: Iterable[store.Result]) -> str:
     runs read; published figures by their source. Another GPU's column (the machines page, the ledger) is named by
     its head, so two builds of one page (MkDocs, Zensical) end alike whichever facts read that GPU's runs first."""
     mine: dict[str, list[store.Result]] = {}
-    for r in results:  # the build's machine, and the article's published figures: a column of another GPU says whose
+    unique = {r.path: r for r in results}.values()  # a run read by several facts is one run
+    for r in unique:  # the build's machine, and the article's published figures: a column of another GPU says whose
         if r.machine == paths.primary_machine() or r.published:
             mine.setdefault(r.machine, []).append(r)
     lines = []

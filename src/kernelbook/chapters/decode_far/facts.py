@@ -426,6 +426,7 @@ def facts(machine: str | None = None) -> Facts:
 # how each figure reads on every page (kernelbook.macros); counts (ints) read with thousands separators, words as
 # themselves. index.md and takeaways.md read best_ms, best_floor_share and laptop_dram_gbps too.
 FORMATS = {
+    "per_kernel_ratio": "num_down:1",  # "at least" this many launches: rounded down
     **dict.fromkeys(("goal_ms", "base_ms", "six_rest_ms", "first_saved_ms", "second_saved_ms", "matvec_saved_ms",
                      "first_before_ms", "first_after_ms", "second_before_ms", "second_after_ms", "matvec_before_ms",
                      "matvec_step_ms", "base_loop_ms", "own_ms", "fused_proj_ms", "filled_attention_ms",
@@ -443,7 +444,7 @@ FORMATS = {
                      "greedy_loop_ms_before", "greedy_ms", "greedy_ms_before", "ring_ms", "ring_before_ms", "few_ms",
                      "few_before_ms", "down_ms", "down_before_ms", "no_wait_step_ms", "band", "gap_median"), "num:3"),
     **dict.fromkeys(("laptop_rest_ms", "step_noise_high", "rounds_bound_pct", "first_us_per_kernel",
-                     "second_us_per_kernel", "per_kernel_ratio", "plain_attention_us", "greedy_host_us",
+                     "second_us_per_kernel", "plain_attention_us", "greedy_host_us",
                      "greedy_host_us_before", "ring_saved_us", "ring_saved_low_us", "ring_saved_high_us",
                      "few_saved_us", "few_saved_low_us", "few_saved_high_us", "down_saved_us", "down_saved_low_us",
                      "down_saved_high_us", "down_weight_mib", "down_in_flight_mib", "retune_plain_alone_us",
