@@ -10,7 +10,8 @@ def picks(x):  # each config the site's retuning picked, and in how many runs
 
 rows = [[s.step, s.runs, s.sites, s.moved] for s in f.retuned_steps]
 full = [[x.step, x.site, picks(x), " → ".join(x.configs)] for x in f.retuned]  # every site that moved, each run
-print(page.table(["step of the hand-built decode", "runs that retuned it", "sites", "sites whose pick changed"],
+print(page.table(["step of the hand-built decode", "stored runs (any code) that retuned it", "sites",
+                  "sites whose pick changed"],
                  rows, align="lrrr", name="stability-retuned",
                  full=(["step", "site", "config picked (runs)", "config in each run, oldest first (— not retuned)"],
                        full or [["—", "—", "—", "no site's pick changed"]])))
