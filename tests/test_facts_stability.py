@@ -798,3 +798,14 @@ def test_the_machine_table_lists_a_sampled_run_with_its_readings(fixture_results
     assert len(mine) == 1 and mine[0]["host CPU"] == "Xeon · 16 vCPUs"  # host and card: in the download
     assert mine[0]["GPU UUID"] == "GPU-e2c8010f-73c2-1c37-746c-ab83fb5baf0a" and mine[0]["hottest °C"] == "44"
 
+
+
+def test_a_noisy_or_unsettled_label_says_what_made_it_so():
+    quiet, capped = FG.Sample(1.0, noise=0.004, quiet=True), FG.Sample(1.0, noise=0.011, quiet=False)
+    assert FG.judged([quiet, capped]) == ("noisy", "1 of 2 runs stopped noisy at the cap")
+    assert FG.judged([FG.Sample(1.0, 0.9, 1.1)]) == ("noisy", "rounds spread past the threshold")
+    assert FG.judged([FG.Sample(1.0, 0.999, 1.001), FG.Sample(1.5, 1.499, 1.501)]) == (
+        "unsettled", "runs apart beyond their spreads")
+    assert FG.judged([quiet, quiet]) == ("firm", "") and FG.judged([FG.Sample(1.0)]) == ("no rounds stored", "")
+    for verdict in (FG.judged([quiet, capped]), FG.judged([quiet, quiet])):
+        assert verdict[0] == FG.firmness([quiet, capped] if verdict[1] else [quiet, quiet])

@@ -38,12 +38,16 @@ def share(x):  # a spread or range: a tenth of a point under 10%, whole points a
     return page.pct(x, 1 if x < 0.1 else 0)  # it comes from print to two or three digits on their own pages)
 
 
+def verdict(x):  # noisy and unsettled in bold, with what made them so
+    return f"**{x.firmness}**: {x.why}" if x.why else x.firmness
+
+
 heads = ["headline figure", "today", "within-run spread, noisiest run", "current-code runs", "run-to-run range",
          "earlier-code runs", "earlier code against today", "firmness"]
 rows = [[link(x), value(x.median, x.unit, x.digits, x.key),
          "not stored" if x.within is None else share(x.within), x.current_runs,
          "awaits a second run" if x.current_range is None else share(x.current_range),
-         x.earlier_runs, earlier(x), f"**{x.firmness}**" if x.firmness in ("noisy", "unsettled") else x.firmness]
+         x.earlier_runs, earlier(x), verdict(x)]
         for x in f.figures]
 SHOWN = [0, 1, 2, 4, 7]  # the columns on the page; the download holds them all
 lines = page.table([heads[i] for i in SHOWN], [[r[i] for i in SHOWN] for r in rows], align="lrrrl",

@@ -286,6 +286,7 @@ class Figure:
     moved_before: bool  # an earlier-code run sits further from today's median than FIRM and than both spreads
     firmness: Firmness
     points: tuple[Point, ...]
+    why: str = ""  # what made it noisy or unsettled, in a reader's words
 
 
 @dataclass(frozen=True)
@@ -355,19 +356,26 @@ class RetunedStep:
 def firmness(current: list[Sample], shown: float | None = None) -> Firmness:
     """The verdict on one figure from its current-code runs, oldest first, and the figure its page shows (default:
     the newest run's); stability.facts' docstring states the rule."""
+    return judged(current, shown)[0]
+
+
+def judged(current: list[Sample], shown: float | None = None) -> tuple[Firmness, str]:
+    """firmness(), and why in a reader's words ("" where nothing needs saying: firm, steady, no rounds)."""
     newest = current[-1].median if shown is None else shown
     spreads = [s.spread for s in current]
     known = [x for x in spreads if x is not None]
     if len(current) > 1:
         rng = (max(s.median for s in current) - min(s.median for s in current)) / newest
         if rng > FIRM and rng > max(known, default=0.0):
-            return "unsettled"
-    if any(s.quiet is False for s in current) or any(x > FIRM for s, x in zip(current, spreads, strict=True)
-                                                      if x is not None and s.quiet is None):
-        return "noisy"  # still noisy at its cap (bench.py), or, for a timer without the criterion, spread past FIRM
+            return "unsettled", "runs apart beyond their spreads"
+    capped = sum(s.quiet is False for s in current)
+    if capped:  # still noisy when its sampling stopped at a cap (bench.py), whatever its spread came to
+        return "noisy", f"{capped} of {len(current)} run{'s' if len(current) > 1 else ''} stopped noisy at the cap"
+    if any(x > FIRM for s, x in zip(current, spreads, strict=True) if x is not None and s.quiet is None):
+        return "noisy", "rounds spread past the threshold"  # a timer without the criterion
     if len(current) > 1:
-        return "firm"
-    return "no rounds stored" if not known else "steady in one run"
+        return "firm", ""
+    return ("no rounds stored" if not known else "steady in one run"), ""
 
 
 def _rel(x: float | None, ref: float) -> float | None:
@@ -396,9 +404,10 @@ def figure(spec: Spec, runs: list[Run]) -> Figure:
     moved = any(abs(x) > FIRM and abs(x) > max(s.spread or 0.0, within or 0.0) for x, (_, s) in zip(rels, old,
                                                                                                      strict=True))
     pts = tuple(Point(r.started, r.current, s.median / ref - 1, _rel(s.low, ref), _rel(s.high, ref)) for r, s in read)
+    verdict, why = judged(cur, ref)
     return Figure(spec.key, spec.label or LABELS[spec.key], spec.unit, spec.digits, spec.page, spec.experiment, ref,
                   min(s.median for s in cur), max(s.median for s in cur), within, len(cur), rng, len(old),
-                  min(rels, default=None), max(rels, default=None), moved, firmness(cur, ref), pts)
+                  min(rels, default=None), max(rels, default=None), moved, verdict, pts, why)
 
 
 def labels(figs: list[Figure], verdict: str) -> tuple[str, ...]:
