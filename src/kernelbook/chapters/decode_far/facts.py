@@ -369,6 +369,7 @@ class Facts:
     # weights: the anchors' single figures against the slowest and fastest rounds of every run of the current code
     has_anchors: bool  # some step passed its check
     anchors_same_gpu: bool  # this run's GPU is an H200 too
+    ladder_runs: int  # the current code's stored runs, whose medians the ladder's tables show
     anchor_runs: int  # the runs of the current code the stands below hold in (the figures are this run's)
     anchor_many_runs: bool  # more than one
     anchor_model: str

@@ -574,7 +574,7 @@ def against_published(d: dict[str, Any], gpu: str, runs: list[dict[str, Any]]) -
     goal_tbps = d["weight_bytes"] / (far.GOAL_MS * 1e9)
     return dict(
         has_anchors=sync is not None, anchors_same_gpu=anchors.GPU in gpu, anchor_runs=len(runs),
-        anchor_many_runs=len(runs) > 1,
+        ladder_runs=len(runs), anchor_many_runs=len(runs) > 1,
         anchor_model=anchors.MODEL, anchor_gpu=anchors.GPU, anchor_repo=anchors.REPO, anchor_path=anchors.PATH,
         anchor_commit=anchors.COMMIT,
         anchor_url=f"https://github.com/{anchors.REPO}/blob/{anchors.COMMIT}/{anchors.PATH}",
