@@ -3,7 +3,8 @@ from kernelbook.chapters.decode_far import report as far_report
 
 r = page.result("decode_far.ladder")
 runs = across.datas("decode_far.ladder") or [r.data]  # every fresh run of the current code
-HEADS = ["decode step", "model", "timed as", "µs a step", "TB/s of weights", "rounds' TB/s, every run"]
+HEADS = ["decode step", "model", "timed as", "µs a step (ours: median; published: mean)", "TB/s of weights",
+         "rounds' TB/s, every run"]
 
 
 def tbps_range(x):  # a published step is one figure, with no rounds behind it
