@@ -54,3 +54,16 @@ def test_the_host_is_named():
     h = provenance.host()
     assert h["vcpus"] == os.cpu_count() and 1 <= h["usable_cpus"] <= h["vcpus"]
     assert h["kernel"] and (h["cpu_model"] is None or isinstance(h["cpu_model"], str))
+
+
+def test_a_gpu_that_does_not_report_utilization_still_gives_its_clocks(tmp_path, monkeypatch):
+    _fake_smi(tmp_path, ["1980, 3201, 412.5, 51, [N/A]", "1755, 3201, 398.0, 53, [N/A]"])
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    with provenance.Sampler(every_ms=20) as s:
+        deadline = time.time() + 5
+        while len(s.samples) < 2 and time.time() < deadline:
+            time.sleep(0.02)
+    out = s.summary()
+    assert out["n"] == 2 and out["stats"]["clocks.sm"]["min"] == 1755.0
+    assert "utilization.gpu" not in out["stats"] and out["busy"] == {"n": 0, "stats": {}}  # busy is unknown: none
+    assert [x[-1] for x in out["samples"]] == [None, None]  # stored as null, never as NaN (not JSON)

@@ -64,9 +64,12 @@ class Sampler:
 
     def _read(self) -> None:
         for line in self._proc.stdout:  # type: ignore[union-attr]
+            fields = [v.strip() for v in line.split(",")]
+            if fields[-1:] == ["[N/A]"]:  # utilization, which some GPUs (a MIG slice) do not report: not a reading
+                fields[-1] = "nan"  # of it, yet the clocks, power and temperature stand
             try:
-                values = [float(v) for v in line.split(",")]
-            except ValueError:  # "[N/A]" or a torn line
+                values = [float(v) for v in fields]
+            except ValueError:  # "[N/A]" elsewhere, or a torn line
                 continue
             if len(values) == len(SAMPLED):
                 self.samples.append((round(time.perf_counter() - self._t0, 2), *values))
@@ -87,17 +90,18 @@ class Sampler:
         n = len(self.samples)
         busy = [x for x in self.samples if x[1 + SAMPLED.index("utilization.gpu")] > 0]
         step = max(1, -(-n // KEEP_SAMPLES))
+        kept = [[None if v != v else v for v in x] for x in self.samples[::step]]  # NaN (not reported): null
         return {"every_ms": self.every_ms, "n": n, "fields": ["t_s", *SAMPLED], "stats": _stats(self.samples),
-                "busy": {"n": len(busy), "stats": _stats(busy)}, "samples": [list(x) for x in self.samples[::step]]}
+                "busy": {"n": len(busy), "stats": _stats(busy)}, "samples": kept}
 
 
 def _stats(samples: list[tuple[float, ...]]) -> dict[str, dict[str, float]]:
     """Each SAMPLED field's min, median and max over `samples` ({} for none)."""
     if not samples:
         return {}
-    cols = zip(*(x[1:] for x in samples), strict=True)
+    cols = [[v for v in c if v == v] for c in zip(*(x[1:] for x in samples), strict=True)]  # NaN: not reported
     return {f: {"min": min(c), "median": statistics.median(c), "max": max(c)}
-            for f, c in zip(SAMPLED, cols, strict=True)}
+            for f, c in zip(SAMPLED, cols, strict=True) if c}
 
 
 def host() -> dict[str, object]:
