@@ -18,15 +18,20 @@ def _fake_smi(tmp_path, lines: list[str], pause_s: float = 0.02) -> None:
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
 
 
-def test_the_sampler_keeps_each_reading_and_summarises_them(tmp_path, monkeypatch):
-    _fake_smi(tmp_path, ["1980, 3201, 412.5, 51, 97", "[N/A], 3201, 400, 52, 90", "1755, 3201, 398.0, 53, 0",
-                         "1980, 3201"])
+def _sampled(tmp_path, monkeypatch, n: int) -> dict:
+    """The Sampler's summary once the stand-in nvidia-smi in tmp_path has given n readings (or 5 s passed)."""
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     with provenance.Sampler(every_ms=20) as s:
         deadline = time.time() + 5
-        while len(s.samples) < 2 and time.time() < deadline:
+        while len(s.samples) < n and time.time() < deadline:
             time.sleep(0.02)
-    out = s.summary()
+    return s.summary()
+
+
+def test_the_sampler_keeps_each_reading_and_summarises_them(tmp_path, monkeypatch):
+    _fake_smi(tmp_path, ["1980, 3201, 412.5, 51, 97", "[N/A], 3201, 400, 52, 90", "1755, 3201, 398.0, 53, 0",
+                         "1980, 3201"])
+    out = _sampled(tmp_path, monkeypatch, 2)
     assert out["n"] == 2  # the N/A line and the torn one are not readings
     assert out["stats"]["clocks.sm"] == {"min": 1755.0, "median": 1867.5, "max": 1980.0}
     assert out["stats"]["temperature.gpu"]["max"] == 53.0
@@ -58,12 +63,7 @@ def test_the_host_is_named():
 
 def test_a_gpu_that_does_not_report_utilization_still_gives_its_clocks(tmp_path, monkeypatch):
     _fake_smi(tmp_path, ["1980, 3201, 412.5, 51, [N/A]", "1755, 3201, 398.0, 53, [N/A]"])
-    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
-    with provenance.Sampler(every_ms=20) as s:
-        deadline = time.time() + 5
-        while len(s.samples) < 2 and time.time() < deadline:
-            time.sleep(0.02)
-    out = s.summary()
+    out = _sampled(tmp_path, monkeypatch, 2)
     assert out["n"] == 2 and out["stats"]["clocks.sm"]["min"] == 1755.0
     assert "utilization.gpu" not in out["stats"] and out["busy"] == {"n": 0, "stats": {}}  # busy is unknown: none
     assert [x[-1] for x in out["samples"]] == [None, None]  # stored as null, never as NaN (not JSON)
