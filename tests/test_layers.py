@@ -5,7 +5,8 @@ below, at module level and inside functions, and the imports make no circle. Rea
     page       page                         the page API: what a snippet calls
     facts      factbook, factview, guards, across, the chapters' facts, guards and figures
     read       read                         a stored result as a page or a facts module reads it
-    results    store, provenance, runner    the stored runs, and the runner that makes them
+    results    store, provenance, runner,   the stored runs, the runner that makes them, and the process it starts
+               child
     base       the rest: paths, registry, schema, timing, the kernels, the decode model, ...
 """
 
@@ -21,7 +22,7 @@ NAMED = {"kernelbook.macros": "site", "kernelbook.hooks": "site", "kernelbook.md
          "kernelbook.cli": "site", "kernelbook.__main__": "site", "kernelbook.page": "page",
          "kernelbook.factbook": "facts", "kernelbook.factview": "facts", "kernelbook.guards": "facts",
          "kernelbook.across": "facts", "kernelbook.read": "read", "kernelbook.store": "results",
-         "kernelbook.provenance": "results", "kernelbook.runner": "results",
+         "kernelbook.provenance": "results", "kernelbook.runner": "results", "kernelbook.child": "results",
          "kernelbook": "results"}  # the package's face: in a process the runner started, it records the imports
 # the one import that runs back up, and why: the fusing-by-hand page quotes the claims ledger's verdict on the
 # article's claim about its own kernels, and the ledger reads every chapter's facts, this one's among them; the

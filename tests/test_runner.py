@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -112,3 +113,16 @@ def test_a_failing_child_stores_nothing_and_names_its_exit_status(toy, monkeypat
     ok, msg = runner.run_one("toy.exp", "gpu-x", 60)
     assert not ok and "exit status 3" in msg
     assert not (toy / "results").exists() or not any((toy / "results").rglob("*.json"))
+
+
+def test_the_real_child_loads_no_code_but_the_experiments(tmp_path):
+    """The command the runner starts, asked of a name no experiment has: it fails at the registry, and the code it
+    had loaded by then, hashed as every run's code would be, is none (the CLI's page layer once was)."""
+    folder = tmp_path / "imports"
+    folder.mkdir()
+    cmd = runner.child_command("no.such.experiment", tmp_path / "out.json")
+    env = {**os.environ, runner.IMPORTS_ENV: str(folder)}
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "no.such.experiment" in proc.stderr
+    assert runner.recorded(folder) == {}, "the child process hashes code no experiment ran"
+    assert len(list(folder.glob("*.json"))) == 1  # it did record: an empty list, not a missing one

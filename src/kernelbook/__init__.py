@@ -6,7 +6,7 @@ The engine sits at the top of the package, in layers that import only downwards 
     page      page: what a snippet calls to show a stored result
     facts     factbook (the one rule), factview, guards, across; each chapter's facts.py, guards.py, figures.py
     read      read: a stored result as a page or a facts module reads it
-    results   store, provenance, runner
+    results   store, provenance, runner, child
     base      paths, registry, schema, contentcache, timing, bench, stats, fmt, ...
 
 `kernels/` holds one kernel per module beside its reference, `decode/` the decode model and its harness, and

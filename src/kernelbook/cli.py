@@ -271,10 +271,6 @@ def cmd_schemas(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_child(args: argparse.Namespace) -> int:
-    return runner.child(args.name, args.out)
-
-
 def cmd_notebooks(args: argparse.Namespace) -> int:
     from kernelbook import notebooks
 
@@ -341,18 +337,13 @@ def build_parser() -> argparse.ArgumentParser:
                                    "--keep adds them (run it after editing a schema).")
     s.add_argument("--keep", action="store_true", help="add today's versions to history.json")
     s.set_defaults(func=cmd_schemas)
-    s = sub.add_parser("_child")  # internal: one experiment inside its own process
-    s.add_argument("name")
-    s.add_argument("out")
-    s.set_defaults(func=cmd_child)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.cmd != "_child":  # a bad setting is named before anything else happens, in every command
-            page.check_settings(results=args.cmd in ("list", "check", "run"))
+        page.check_settings(results=args.cmd in ("list", "check", "run"))  # a bad setting named before anything
         code = args.func(args)
         sys.stdout.flush()  # here, where a closed pipe can be answered, not at the interpreter's exit
         return code

@@ -32,8 +32,8 @@ from kernelbook.registry import EXPERIMENTS, Experiment, get
 IMPORTS_ENV = "KERNELBOOK_IMPORTS_DIR"
 # how results are stored and shown, not what is measured: editing these stales nothing
 ENGINE = frozenset(f"kernelbook{m}" for m in (
-    "", ".__main__", ".cli", ".runner", ".store", ".registry", ".paths", ".provenance", ".page", ".macros",
-    ".hooks", ".notebooks", ".schema"))
+    "", ".__main__", ".cli", ".child", ".runner", ".store", ".contentcache", ".registry", ".paths", ".provenance",
+    ".page", ".macros", ".hooks", ".notebooks", ".schema"))
 TERM_GRACE_S = 5.0
 
 
@@ -157,8 +157,9 @@ def _ended(members: list[str]) -> str:
 
 
 def child_command(name: str, out: Path) -> list[str]:
-    """The child process: this package's CLI, measuring `name` into the file `out`."""
-    return [sys.executable, "-m", "kernelbook", "_child", name, str(out)]
+    """The child process (kernelbook/child.py), measuring `name` into the file `out`. Not the CLI: its imports (the
+    page layer and what it reads) would be hashed as the experiment's code, and staled by every edit to a page."""
+    return [sys.executable, "-m", "kernelbook.child", name, str(out)]
 
 
 def run_one(name: str, machine: str, timeout_s: float, into: Path | None = None) -> tuple[bool, str]:
