@@ -8,6 +8,7 @@ import copy
 import json
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MiB = 1 << 20
 KIND_NEEDS = {"figure": ("value", "article", "band"), "relation": ("rounds", "ours", "laptop"),
               "exact": ("value", "ours", "laptop"), "documented": ("source", "url"), "unmeasured": ("measure_by",)}
-VERDICTS_OF = {"figure": {V.REPRODUCED, V.OTHER_SIZE, V.CONTRADICTED, V.NOISY},
+VERDICTS_OF = {"figure": {V.REPRODUCED, V.OTHER_SIZE, V.CONTRADICTED, V.NOISY, V.NOT_RESOLVED},
                "relation": {V.HOLDS, V.FAILS, V.NOT_RESOLVED, V.NOISY}, "exact": {V.HOLDS, V.FAILS},
                "documented": {V.DOCUMENTED}, "unmeasured": {V.NOT_MEASURED}}
 
@@ -107,6 +108,21 @@ def test_a_figure_whose_rounds_spread_across_and_beyond_its_band_is_noisy():
     assert (noisy.verdict, noisy.noisy, noisy.low, noisy.high, noisy.samples) == (V.NOISY, True, 3.0, 7.0, 3)
     wide_but_clear = _read(row, 9.0, [7.0, 9.0, 11.0])  # as wide, but wholly above the band: not the article's
     assert (wide_but_clear.verdict, wide_but_clear.noisy) == (V.OTHER_SIZE, False)
+
+
+def test_outside_its_band_a_figure_keeps_its_direction_only_if_every_round_does():
+    """A difference of two steps (the article's 0.14 ms, ours 0.03 ms) whose rounds fall on both sides of zero: the
+    weaker relation is not shown, whatever the median says (the H100's max-autotune against reduce-overhead)."""
+    row = replace(_figure(article=0.14, rounds=True), side=lambda x: x > 0,
+                  direction=lambda d: d["x"] > 0)
+    every = _read(row, 0.03, [0.01, 0.03, 0.05])
+    assert every.verdict == V.OTHER_SIZE and not every.noisy
+    split = _read(row, 0.03, [-0.09, 0.03, 0.05])
+    assert (split.verdict, split.noisy, split.leans) == (V.NOT_RESOLVED, True, V.OTHER_SIZE)
+    unquiet = replace(row, quiet=lambda d: False)
+    assert _read(unquiet, 0.03, [-0.09, 0.03, 0.05]).verdict == V.NOISY
+    assert _read(row, -0.03, [-0.05, -0.03, -0.01]).verdict == V.CONTRADICTED  # every round the other way
+    assert _read(row, 0.14, [-0.09, 0.14, 0.15]).verdict != V.NOT_RESOLVED  # inside the band: the band decides
 
 
 def test_bands_own_range_at_least_and_pairs():

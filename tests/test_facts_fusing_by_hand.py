@@ -385,6 +385,10 @@ GUARD_CASES = {  # each guard: fields that make it hold, fields that make it fai
     "far_below_ridge": ({"ridge_over_intensity": 190.0}, {"ridge_over_intensity": 40.0}),
     "rms_norm_faster": ({"rms_norm_speedup": 5.1}, {"rms_norm_speedup": 0.9}),
     "compiled_noisiest": ({"compiled_noisiest": True}, {"compiled_noisiest": False}),
+    "python_adds_host": ({"compiled_norm_ratio": 1.094, "graph_norm_ratio": 1.022, "compiled_swiglu_ratio": 1.21,
+                          "graph_swiglu_ratio": 1.0},
+                         {"compiled_norm_ratio": 1.009, "graph_norm_ratio": 1.014, "compiled_swiglu_ratio": 1.002,
+                          "graph_swiglu_ratio": 0.997}),
     "rounds_capped": ({"all_quiet": False}, {"all_quiet": True}),
     "several_noisy": ({"noisy_count": 4}, {"noisy_count": 1}),
 }

@@ -93,3 +93,24 @@ def test_each_guard_holds_on_the_stored_results_and_turns(f, name):
                                        for k, v in CASES[name].items()})
     assert not guard.test(turned), name
     assert guard.found(turned)  # says what the data shows, with its values
+
+
+@pytest.mark.parametrize("shown", [None, "nvidia-h100-80gb-hbm3"])
+def test_the_machines_table_divides_the_second_gpu_by_the_primary_whichever_the_site_shows(shown, monkeypatch,
+                                                                                        capsys):
+    """Built for the H100, the table once divided the H100 by itself (1.00 in every row)."""
+    import runpy
+
+    second = carry.measured()
+    if not second:
+        pytest.skip("no second measured GPU in results/")
+    if shown:
+        monkeypatch.setenv("KERNELBOOK_MACHINE", shown)
+    runpy.run_path(str(paths.root() / "snippets" / "claims" / "machines.py"))
+    out = capsys.readouterr().out
+    head = next(line for line in out.splitlines() if "figure over figure" in line)
+    over = next(c for c in head.split("|") if "figure over figure" in c).strip()
+    a, b = over.removesuffix(", figure over figure").split(" ÷ ")
+    assert a != b and "H200" in b, over
+    copy = next(line for line in out.splitlines() if line.startswith("| copy bandwidth"))
+    assert copy.split("|")[4].strip() not in ("1.00", "—"), copy  # the copy ratio: the H100's copy is not the H200's

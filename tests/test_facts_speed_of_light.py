@@ -456,7 +456,7 @@ def _holds(name: str, f: F.Facts) -> bool:
 def test_the_add_goal_open_at_one_noisy_shape_names_it_and_its_programs(data):
     f = F.from_data(**data)
     assert f.add_open == C.Open() and not _holds("add_newest_undecided", f) and not _holds("add_open_programs", f)
-    assert G.GUARDS["add_newest_undecided"].absent[0](f) and G.GUARDS["add_open_programs"].absent[0](f)
+    assert G.GUARDS["add_newest_undecided"].instead[0](f) and G.GUARDS["add_open_programs"].instead[0](f)
     older = copy.deepcopy(data["add"])  # an older run that met the goal everywhere
     s = _at(data["add"], 8192, 4096)
     ours = s["versions"]["ours"]
@@ -620,7 +620,7 @@ def test_the_swiglu_counts_read_every_run_and_the_named_words_the_newest(data):
     assert _holds("compiled_level", g) and _holds("compiled_inexact", g)
     h = F.from_data(data["add"], older, data["designs"], "H200", {SWIGLU: [data["swiglu"], older]})  # older newest
     assert h.inexact_runs == 1 and not h.swiglu_newest_level
-    assert not _holds("compiled_level", h) and G.GUARDS["compiled_level"].absent[0](h)
+    assert not _holds("compiled_level", h) and G.GUARDS["compiled_level"].instead[0](h)
     assert _holds("compiled_inexact", h)  # level nowhere: one flag, compiled_level's, says so
 
 

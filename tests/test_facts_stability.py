@@ -808,3 +808,28 @@ def test_a_noisy_or_unsettled_label_says_what_made_it_so():
         "unsettled", "runs apart beyond their spreads")
     assert FG.judged([quiet, quiet]) == ("firm", "") and FG.judged([FG.Sample(1.0)]) == ("no rounds stored", "")
     assert FG.firmness([quiet, capped]) == "noisy" and FG.firmness([quiet, quiet]) == "firm"  # the label alone
+
+
+def test_with_one_run_a_disagreement_is_not_measured_and_with_two_it_is_tested(runs):
+    """One run of each figure: "the runs disagree" cannot be tested, so its paragraph reads not measured (it read
+    "not so" on the H100); a second run makes it a test again, flagged where it fails."""
+    f = F.from_data(runs, "H200")
+    assert f.one_run_figures == f.n_figures
+    assert not _guard("runs_disagree", f) and _absent("runs_disagree", f).startswith("no headline figure has a run")
+    _another(runs, "machine.ceilings", True, "2099-01-01")
+    f = F.from_data(runs, "H200")
+    assert not _absent("runs_disagree", f)
+
+
+def test_a_launch_figure_with_one_current_run_is_not_measured_unsettled(runs):
+    f = F.from_data(runs, "H200")
+    eager, host = (next(x for x in f.figures if x.key == k) for k in ("launch_eager", "launch_host"))
+    for name, x in (("eager_unsettled", eager), ("host_unsettled", host)):
+        words = _absent(name, f)
+        assert bool(words) == (x.current_runs == 1), (name, x.current_runs)
+        if words:
+            assert "there is no second run for it to disagree with" in words
+    runs["machine.ceilings"] = [r for r in runs["machine.ceilings"] if r.current][-1:]  # one run of the loop
+    f = F.from_data(runs, "H200")
+    for name in ("eager_unsettled", "host_unsettled"):
+        assert "there is no second run for it to disagree with" in _absent(name, f)

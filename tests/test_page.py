@@ -190,7 +190,17 @@ def test_in_a_site_build_the_page_names_its_provenance_once(monkeypatch):
         page.begin_page()
     assert all("Measured on" not in b for b in blocks)  # no line per block ...
     assert foot.count('class="kb-provenance kb-page-provenance"') == 1  # ... one for the page's machine
-    assert "NVIDIA H200 (132 SMs" in foot and "runs of 2026-" in foot and " at commit" in foot
+    assert "NVIDIA H200 (132 SMs" in foot and " at commit" in foot
+    assert re.search(r"(\d+ runs of 2 experiments|one run each of 2 experiments), 2026-", foot), foot
+
+
+def test_the_foot_counts_runs_by_experiment():
+    """A footer's "21 runs" read as 21 repeats beside a page that says "one run so far": it names the experiments."""
+    run = lambda e: type("R", (), {"experiment": e})()  # noqa: E731
+    assert page._runs_of([run("a")]) == "one run of 1 experiment"
+    assert page._runs_of([run("a"), run("b")]) == "one run each of 2 experiments"
+    assert page._runs_of([run("a"), run("a"), run("b")]) == "3 runs of 2 experiments"
+    assert page._runs_of([run("a"), run("a")]) == "2 runs of 1 experiment"
 
 
 def test_a_table_that_shows_some_columns_downloads_all_of_them():

@@ -140,3 +140,20 @@ def test_every_declared_guard_is_named_by_a_page():
     chapters = sorted(p.parent.name for p in (ROOT / "src" / "kernelbook" / "chapters").glob("*/facts.py"))
     unused = [f"{c}.{g}" for c in chapters for g in guards.declared(c) if f"{c}.{g}" not in named]
     assert not unused, unused
+
+
+@pytest.mark.parametrize("kind, lead, listed", [("absent", "Not measured on the", "rests on what this GPU"),
+                                                ("instead", "Not so on the", "does not hold here")])
+def test_a_paragraph_gives_way_as_not_measured_or_as_a_finding(kind, lead, listed, monkeypatch):
+    """`absent`: the machine did not measure it; `instead`: it measured something that leaves the paragraph's fields
+    empty. Either way the paragraph gives way to one sentence; only the first says "not measured"."""
+    monkeypatch.setenv("KERNELBOOK_GUARDS", "flag")
+    guard = guards.Guard("a figure was measured", lambda f: False, states=("A first",),
+                         found=lambda f: "the figure was 2", **{kind: (lambda f: True, "no shape was undecided")})
+    monkeypatch.setattr(importlib.import_module(guards.module_of("machine")), "GUARDS", {"gone": guard})
+    out = macros.render('{{ holds("gone") }}\nA first line with {{ 1 + 1 }}.\nA second line.\n\nNext paragraph.\n',
+                        "machine", src="machine.md")
+    assert f"{lead} " in out and ": no shape was undecided. This paragraph" in out
+    assert "A first line" not in out and "A second line" not in out and "Next paragraph." in out
+    box = macros.flag_box()
+    assert listed in box and "no shape was undecided" in box and "the figure was 2" not in box

@@ -42,8 +42,9 @@ def cell(chapter: str, name: str, machine: str) -> str:
     return "—" if value is None else str(value)
 
 
-# the machine the site is built from first, then the book's second GPU, then readers' GPUs
-book = [paths.primary_machine(), *carry.measured()]
+# the machine the pages are written for first, then the book's second GPU, then readers' GPUs: the same order,
+# and the same ratio (second over primary), whichever machine the site is built for
+book = [paths.pyproject_primary(), *carry.measured()]
 machines = sorted(claims.measured_machines(), key=lambda m: book.index(m) if m in book else len(book))
 pub = {e: store.load(e, claims.LAPTOP).data for e in ("machine.ceilings", "fusing_by_hand.versions", "decode.six_ways")}
 

@@ -12,7 +12,7 @@ def shown(x: dict) -> list:
     return [page.code(x['call']), x["per"], page.num(x["us"], COST_DIGITS),  # the digits the sums add
             "—" if not x["bytes"] else page.num(x["bytes"] / 2**20, 1),
             "—" if not x["bytes"] else page.num(x["copy_us"], 2),
-            "—" if x["share"] is None else page.pct(x["share"])]
+            "—" if x["share"] is None else page.pct_down(x["share"], 0)]
 
 
 table = page.table(HEADS, [shown(x) for x in rows], align="llrrrr", name="decode-far-launch-costs")

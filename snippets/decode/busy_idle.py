@@ -33,7 +33,7 @@ for i, n in enumerate(names):
 ax.axvline(floor, ls=":", c="k", label=f"bandwidth floor {page.num(floor, 3)} ms")
 ax.set_yticks(list(y), labels)
 ax.invert_yaxis()
-ax.set_xlabel(f"ms per decode step (median of {len(runs)} runs)")
+ax.set_xlabel(f"ms per decode step ({page.over_runs(len(runs))})")
 ax.set_xlim(0, max(step.values()) * 1.18)
 ax.legend(fontsize=8, loc="lower right")
 ax.grid(True, axis="x", alpha=0.3)

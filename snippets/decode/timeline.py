@@ -55,7 +55,8 @@ for ax in whole[1:]:
     ax.sharex(whole[0])
 when = str(r.provenance.get("started_utc", "?"))[:16].replace("T", " ")
 n_runs = len(page.fresh_runs("decode.six_ways"))  # one run drawn: the newest (the page's prose: medians over runs)
-whole[-1].set_xlabel(f"ms from the step's start, profiled: the newest of {n_runs} runs ({when} UTC)")
+which = "its one run" if n_runs == 1 else f"the newest of {n_runs} runs"
+whole[-1].set_xlabel(f"ms from the step's start, profiled: {which} ({when} UTC)")
 fig.tight_layout()
 print(page.figure(fig, f"Eager and replayed step, newest run ({when} UTC), and a slice of the eager step up close"))
 print(page.provenance(r))

@@ -24,7 +24,7 @@ ms = [t.median for t in times]
 noisy = [2 * sum(not s.get("quiet", True) for s in t.summaries) > t.runs for t in times]
 b.barh(y, ms, color=colors, xerr=[[t.median - t.low for t in times], [t.high - t.median for t in times]],
        capsize=3, hatch=["//" if x else "" for x in noisy], edgecolor="k")
-b.set_xlabel(f"time, ms (median of {len(runs)} runs)")
+b.set_xlabel(f"time, ms ({page.over_runs(len(runs))})")
 a.set_yticks(list(y), labels, fontsize=8)
 a.invert_yaxis()
 fig.tight_layout()

@@ -36,7 +36,7 @@ for v in r.data["versions"]:
                    article.get((op, key), "—")])
     traffic.append([LABELS[(op, key)], page.num(v["bytes_per_elem"], 1), page.num(v["fused_bytes"] / ms / 1e6, 0),
                     page.num(actual, 0), page.pct(actual / copy_gbps) if actual else "—"])
-print(page.table(["version", "kernels", f"ms (median of {len(runs)} runs)", "noise", "× eager",
+print(page.table(["version", "kernels", f"ms ({page.over_runs(len(runs))})", "noise", "× eager",
                   "RTX 4060 Laptop (article)"], timing, align="lrrrrl", name="versions-time"))
 print()
 print(page.table(["version", "B/elem moved", "effective GB/s", "actual GB/s", "of a 1 GiB copy"], traffic,

@@ -16,7 +16,7 @@ ax.axvline(ridge, ls=":", c="gray")
 ax.annotate(f"ridge ≈ {ridge:.0f} FLOP/B", (ridge, peak_tflops / 4), xytext=(8, 0), textcoords="offset points")
 swiglu = f.swiglu_flop_per_byte  # FLOP per byte, fused
 ax.scatter([swiglu], [swiglu * copy_gbps / 1e3], zorder=3, c="C3", label="SwiGLU activation, fused")
-ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte)")
+ax.set_xlabel("arithmetic intensity (FLOP per byte moved)")
 ax.set_ylabel("attainable TFLOP/s")
 ax.legend(loc="lower right", fontsize=8)
 ax.grid(True, which="both", alpha=0.3)

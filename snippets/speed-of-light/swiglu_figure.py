@@ -6,6 +6,6 @@ runs = page.fresh_runs(r.experiment)
 m = figures.merged([x.data for x in runs])  # each shape's shares from the medians over the runs, as in the table
 # eager, far below the others, is left to the table so that the ones near the copy can be told apart
 fig = report.share_plot([s for s in m["shapes"] if not s["small"]], skip=("eager",))
-print(page.figure(fig, f"SwiGLU versions against the copy, medians over {len(runs)} runs"))
+print(page.figure(fig, f"SwiGLU versions against the copy, {page.over_runs(len(runs), 'medians')}"))
 print(report.runs_note(runs, newest=False))
 print(page.provenance(r))

@@ -68,7 +68,7 @@ for t in by:
         over_runs &= same
         rows += [[side, page.code(kernel_label(name)), family, page.num(us, 1)] for name, family, us in listed]
     plural = "s" if t != "1" else ""
-    what = (f"median µs over the {len(runs)} runs" if over_runs
+    what = (f"µs, {page.over_runs(len(runs))}" if over_runs
             else f"µs in the newest run, {str(r.provenance.get('started_utc', r.run))[:10]}")
     calls = r.data["calls"]
     print(f'\n??? note "Every kernel at {int(t):,} token{plural}: {what} (each a median over {calls} calls)"\n')

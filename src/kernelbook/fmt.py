@@ -53,3 +53,8 @@ def times(x: float | None, digits: int = 1) -> str:
 def signed(x: float | None, digits: int = 2) -> str:
     """0.13 -> '+0.13', -0.3 -> '−0.30' (a true minus sign)."""
     return "—" if x is None else f"{x:+,.{digits}f}".replace("-", "−")
+
+
+def over_runs(n: int, what: str = "median") -> str:
+    """What a figure drawn from n runs is, for a label: "median of 3 runs", or "one run" (no median of one)."""
+    return "one run" if n == 1 else f"{what} of {n} runs"

@@ -21,7 +21,9 @@ A guard states what its sentence states, no more and no less: `states` holds one
 alternatives) per clause of its test, each found in the Markdown the call guards, from the call to the end of its
 paragraph or list item (tests/test_guard_words.py holds every page to this). `absent` says what a machine may not
 have measured at all (`absent=(lambda f: f.ring_us is None, "the ring step was not built")`): there the whole
-paragraph gives way to that one sentence, instead of a paragraph of empty fields.
+paragraph gives way to that one sentence, instead of a paragraph of empty fields. `instead` does the same where the
+data was measured and shows something else that leaves the paragraph's fields empty (no shape was undecided, so the
+paragraph that names it has none to name): its sentence reads as a finding ("Not so"), not as "Not measured".
 
 `holds("decode.graph_faster")` names another chapter's guard. On the primary machine (pyproject's) a guard that
 stops holding fails `mkdocs build --strict` and `python -m kernelbook check` with one line that names the page, the
@@ -62,20 +64,23 @@ class Guard(tuple):
     states: tuple[str | tuple[str, ...], ...]
     found: Callable[[Any], str] | None
     absent: tuple[Callable[[Any], bool], str | Callable[[Any], str]] | None  # the words may read the facts
+    instead: tuple[Callable[[Any], bool], str | Callable[[Any], str]] | None
 
     def __new__(cls, says: str, test: Callable[[Any], bool], *, states: tuple = (),
                 found: Callable[[Any], str] | None = None,
-                absent: tuple[Callable[[Any], bool], str | Callable[[Any], str]] | None = None) -> Guard:
+                absent: tuple[Callable[[Any], bool], str | Callable[[Any], str]] | None = None,
+                instead: tuple[Callable[[Any], bool], str | Callable[[Any], str]] | None = None) -> Guard:
         self = super().__new__(cls, (says, test))
-        self.says, self.test, self.states, self.found, self.absent = says, test, tuple(states), found, absent
+        self.says, self.test, self.states, self.found = says, test, tuple(states), found
+        self.absent, self.instead = absent, instead
         return self
 
     def __reduce__(self):  # pickled (the build cache, the prefill helper) as it was declared
-        return (_guard_again, (self.says, self.test, self.states, self.found, self.absent))
+        return (_guard_again, (self.says, self.test, self.states, self.found, self.absent, self.instead))
 
 
-def _guard_again(says, test, states, found, absent) -> Guard:
-    return Guard(says, test, states=states, found=found, absent=absent)
+def _guard_again(says, test, states, found, absent, instead=None) -> Guard:
+    return Guard(says, test, states=states, found=found, absent=absent, instead=instead)
 
 
 def as_guard(declared: Any) -> Guard:
@@ -91,12 +96,17 @@ class Outcome:
     read: tuple[tuple[str, Any], ...]  # the fields the test read, and their values
     found: str = ""  # where it fails: what the data shows instead, in a reader's words with the values
     absent: str = ""  # where it fails because the machine did not measure it: what was not measured
+    instead: str = ""  # where it fails with a finding that leaves the paragraph's fields empty: that finding
 
     def in_words(self) -> str:
-        """What a reader is told where it fails: what the data shows, or else the claim that does not hold."""
-        if self.absent:
-            return self.absent
-        return self.found or f"not so: {self.says}"
+        """What a reader is told where it fails: what was not measured, what the data shows, or else the claim that
+        does not hold."""
+        return self.absent or self.instead or self.found or f"not so: {self.says}"
+
+    @property
+    def gives_way(self) -> str:
+        """Where the paragraph gives way to one sentence (its fields would be empty here): that sentence's words."""
+        return self.absent or self.instead
 
     def what_changed(self) -> str:
         fields = ", ".join(k if v is True and k.startswith("in ") else f"{k} = {_show(v)}" for k, v in self.read)
@@ -150,12 +160,12 @@ def _outcome(name: str, guard: Guard, facts: Any, label: str = "") -> Outcome:
         ok = False
         rec._read["error"] = f"{type(e).__name__}: {e}"
     where = (("in " + label, True),) if label and not ok else ()
-    found = absent = ""
+    found = absent = instead = ""
     if not ok:
-        absent = _said(lambda f: _words(guard.absent[1], f) if guard.absent[0](f) else "", facts) \
-            if guard.absent else ""
+        absent, instead = (_said(lambda f, w=w: _words(w[1], f) if w[0](f) else "", facts) if w else ""
+                           for w in (guard.absent, guard.instead))
         found = _said(guard.found, facts) if guard.found else ""
-    return Outcome(name, guard.says, ok, (*where, *rec._read.items()), found, absent)
+    return Outcome(name, guard.says, ok, (*where, *rec._read.items()), found, absent, instead)
 
 
 def _words(words: str | Callable[[Any], str], facts: Any) -> str:
@@ -222,7 +232,7 @@ def check_pages(docs: Path | None = None, machine: str | None = None) -> list[st
                                  f"{type(e).__name__}: {e}")
                     continue
                 if not out.holds:
-                    found = f" (here: {out.absent or out.found})" if out.absent or out.found else ""
+                    found = f" (here: {out.in_words()})" if out.gives_way or out.found else ""
                     lines.append(f"docs/{md.name}, paragraph \"{paragraph(text, name, kind)}\": "
                                  f"{out.what_changed()}{found}")
     return lines

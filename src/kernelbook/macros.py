@@ -123,9 +123,10 @@ def _guard(kind: str, names: tuple[str, ...]) -> str:
     claim = html.escape(f"Written for the {written_for}: " + "; ".join(o.says for o in failed), quote=True)
     anchor = f' id="{flag_id(new[0].name)}"' if new else ""
     more = "".join(f'<a id="{flag_id(o.name)}"></a>' for o in new[1:])  # each failing guard: a link target
-    absent = [o for o in failed if o.absent]
-    if absent and kind == "holds":  # nothing to flag: the paragraph's figures were not measured here
-        text = html.escape(f"Not measured on the {here}: {absent[0].absent}. This paragraph, written for the "
+    gone = [o for o in failed if o.gives_way]
+    if gone and kind == "holds":  # nothing to flag: the paragraph's figures were not measured, or are empty, here
+        lead = "Not measured" if gone[0].absent else "Not so"
+        text = html.escape(f"{lead} on the {here}: {gone[0].gives_way}. This paragraph, written for the "
                            f"{written_for}'s runs, is left out here.")
         return f'{ABSENT}{more}<span class="kb-flag kb-absent"{anchor} title="{claim}">⚑ {text}</span>{ABSENT_END}'
     text = html.escape(f"Not so on the {here}: " + "; ".join(o.in_words() for o in failed) + ".")

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernelbook import factview, paths, read, store
-from kernelbook.fmt import num, pct, pct_down, timed  # noqa: F401 - the page API's formatting, for snippets
+from kernelbook.fmt import num, over_runs, pct, pct_down, timed  # noqa: F401 - the page API's formatting, for snippets
 
 # what a snippet reads, from kernelbook.read: page.result("machine.ceilings"), page.fresh_runs(...), page.results(...)
 result, fresh_runs, results, note, machine_label = read.result, read.fresh_runs, read.results, read.note, \
@@ -344,6 +344,14 @@ def provenance(res: store.Result) -> str:
     return line
 
 
+def _runs_of(rs: Sequence[store.Result]) -> str:
+    """The runs a page read, by experiment: "one run each of 5 experiments", "9 runs of 4 experiments"."""
+    n, k = len(rs), len({r.experiment for r in rs})
+    if n == k:
+        return "one run of 1 experiment" if n == 1 else f"one run each of {k} experiments"
+    return f"{n} runs of {k} experiment{'s' if k > 1 else ''}"
+
+
 def page_provenance(results: Iterable[store.Result]) -> str:
     """The one line a page ends with: for the build's machine, the GPU, the software, the days and the commits of the
     runs read; published figures by their source. Another GPU's column (the machines page, the ledger) is named by
@@ -372,8 +380,7 @@ def page_provenance(results: Iterable[store.Result]) -> str:
         lines.append(html.escape(
             f"Measured on {p.get('gpu', machine)} ({p.get('sm_count', '?')} SMs, driver "
             f"{', '.join(pick(lambda q: q.get('driver', '?')))}) · {', '.join(soft)} · "
-            f"{len(rs)} run{'s' if len(rs) > 1 else ''} of "
-            f"{days[0] if len(days) == 1 else days[0] + ' to ' + days[-1]} at commit"
+            f"{_runs_of(rs)}, {days[0] if len(days) == 1 else days[0] + ' to ' + days[-1]}, at commit"
             f"{'s' if len(commits) > 1 else ''} {', '.join(commits)}"))
     return "".join(f'<p class="kb-provenance kb-page-provenance">{x}</p>\n' for x in lines)
 

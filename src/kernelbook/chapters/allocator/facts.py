@@ -65,6 +65,7 @@ class Facts:
     caching_max_samples: int  # ... or this many samples, whichever comes first
     caching_cells: int  # the timings behind the table's cells
     caching_quiet_cells: int  # ... those that stopped quiet
+    caching_noisy_cells: int  # ... those that stopped at the sample limit or the time cap still noisy
     caching_at_limit: int  # ... those that stopped at the sample count
     caching_at_cap: int  # ... those that stopped at the time cap
     caching_noisy: bool  # some cell of the table stayed noisy when its sampling stopped

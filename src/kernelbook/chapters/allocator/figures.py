@@ -76,6 +76,7 @@ def caching(cach: dict[str, Any], laptop: dict[str, Any]) -> dict[str, Any]:
         caching_batch=min(s["batch"] for s in c["sizes"] + u["sizes"]), caching_min_samples=bench.MIN_SAMPLES,
         caching_bound_pct=bench.BOUND_PCT, caching_cap_s=CACHING_CAP_S, caching_max_samples=bench.MAX_SAMPLES,
         caching_cells=len(cells := _cells(c) + _cells(u)), caching_quiet_cells=sum(t["quiet"] for t in cells),
+        caching_noisy_cells=sum(not t["quiet"] for t in cells),
         caching_at_limit=sum(t["stopped"] == "limit" for t in cells),
         caching_at_cap=sum(t["stopped"] == "cap" for t in cells),
         caching_noisy=not all(t["quiet"] for p in (c, u) for t in _cells(p)),

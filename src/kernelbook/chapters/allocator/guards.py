@@ -39,7 +39,7 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
     "cells_noisy": Guard(
         "some timing of the caching table stayed noisy",
         lambda f: f.caching_noisy,
-        states=("some timings stopped at the limit or the cap still [noisy]",),
+        states=("timings stopped at the limit or the cap still",),
         found=lambda f: f"every one of the caching table's {f.caching_cells} timings ended quiet"),
     "free_waits": Guard(
         "cudaFree waited for the queued GPU work",

@@ -100,6 +100,9 @@ class Row:
     #                                                          at each end of a bound, where only bounds are known)
     band: Band | None = None
     direction: Callable[[Data], bool] | None = None  # figure: the weaker relation that still holds outside the band
+    side: Callable[[float], bool] | None = None  # figure: that relation on one round's number (rounds), where it
+    #                                              reads one: outside the band it then holds only if every round
+    #                                              is on its side, as a relation's interval must exclude zero
     quiet: Callable[[Data], bool] | None = None  # the timings it reads stopped quiet (bench.py); None: not recorded
     match: Callable[[Any, Any], bool] | None = None  # exact: how our value meets the article's (default: equal)
     ours: Callable[[Data], str] | None = None  # our figure as shown (figure rows default to fmt(value))
@@ -225,6 +228,10 @@ def read_figure(row: Row, data: Data, band: tuple[float, float], run: str) -> Re
     median = REPRODUCED if inside else OTHER_SIZE if row.direction is not None and row.direction(data) \
         else CONTRADICTED
     figure = row.ours(data) if row.ours else show(row, x)
+    sides = {row.side(v) for v in per} if row.side is not None and not inside and not noisy else set()
+    if len(sides) == 2:  # outside the band, and the rounds fall on both sides of the weaker relation
+        split = NOISY if _unquiet(row, data) else NOT_RESOLVED
+        return Reading(run, split, figure, x, low, high, len(per), True, median)
     return Reading(run, NOISY if noisy else median, figure, x, low, high, max(len(per), 1), noisy,
                    median if noisy else None)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kernelbook import fmt
-from kernelbook.chapters.decode_far.facts import FIRST_TWO, LABELS, NEAR_COPY, OFF_LINE, Facts
+from kernelbook.chapters.decode_far.facts import FIRST_TWO, NEAR_COPY, OFF_LINE, Facts
 from kernelbook.chapters.decode_far.figures import FUSING_STEPS, NEAR_FP32, strip
 from kernelbook.guards import Guard
 
@@ -272,7 +272,7 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
     # where the rest goes
     "fit_fastest": Guard(
         "the rung built over fewer layers is the fastest that passed its check, or level with it by the rounds",
-        lambda f: f.fit_label in f.fastest, states=("the fastest rung's graph takes",),
+        lambda f: f.fit_label in f.fastest, states=("the fastest that passed its check or level with it",),
         found=_not_fastest("the rung built over fewer layers is", lambda f: f.fit_label),
         absent=(lambda f: not f.has_layer_fit, "the rung was not built over fewer layers")),
     "fit_straight": Guard(
@@ -309,7 +309,7 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
                         f"{_names(f.timeline_early)}"),
     "timeline_fastest": Guard(
         "the profiled layer is the fastest rung's that passed its check, or that of one level with it by the rounds",
-        lambda f: f.timeline_label in f.fastest, states=("The fastest rung's graph was replayed",),
+        lambda f: f.timeline_label in f.fastest, states=("The graph of the rung taken apart",),
         found=_not_fastest("the layer was profiled in", lambda f: f.timeline_label),
         absent=(lambda f: not f.has_timeline, "one layer's timeline was not profiled")),
     "waits_cost": Guard(
@@ -464,7 +464,7 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
         "the rung whose calls were left out and whose graph was replayed alone is the fastest that passed its check, "
         "or level with it by the rounds",
         lambda f: f.alone_label in f.fastest,
-        states=(("the fastest rung's graph took", "Leaving one call out of the fastest rung"),),
+        states=(("the rung taken apart", "Leaving one call out of the rung taken apart"),),
         found=_not_fastest("the calls were left out of", lambda f: f.alone_label)),
     "lm_head_site_over_copy": Guard(
         "tuned alone, the LM head's site read faster than the copy", lambda f: "lm_head" in f.sites_over_copy,
@@ -509,6 +509,6 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
     "calls_over_copy": Guard(
         "the calls that pass 100% of the copy are SwiGLU's ring and the LM head",
         lambda f: set(f.calls_over_copy) == {"swiglu_ring", "lm_head"}, states=("pass 100%",),
-        found=lambda f: "the calls that pass 100% of the copy are "
-                        + _names(tuple(LABELS.get(c, c) for c in f.calls_over_copy))),
+        found=lambda f: "the calls that pass 100% of the copy are "  # named as the cost table names them
+                        + _names(f.calls_over_copy)),
 }

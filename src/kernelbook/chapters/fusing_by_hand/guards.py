@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kernelbook.chapters.fusing_by_hand.facts import NEAR_COPY
 from kernelbook.chapters.machine.facts import FAR_BELOW
-from kernelbook.fmt import num, pct
+from kernelbook.fmt import num, pct, times
 from kernelbook.guards import Guard
 
 
@@ -84,6 +84,14 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         found=lambda f: f"in the table timed from Python the torch.compile versions' noise was "
                         f"{num(f.compiled_norm_noise, 2)}% and {num(f.compiled_swiglu_noise, 2)}%, and another "
                         f"version's reached {num(f.noise_other_high, 2)}%"),
+    "python_adds_host": Guard(
+        "timed from Python, each torch.compile version took more of the hand-written kernel's time than by graph "
+        "replay",
+        lambda f: f.compiled_norm_ratio > f.graph_norm_ratio and f.compiled_swiglu_ratio > f.graph_swiglu_ratio,
+        states=("host and guard cost",),
+        found=lambda f: f"timed from Python, torch.compile took {times(f.compiled_norm_ratio, 3)} the hand-written "
+                        f"add + RMSNorm's time and {times(f.compiled_swiglu_ratio, 3)} SwiGLU's; by graph replay, "
+                        f"{times(f.graph_norm_ratio, 3)} and {times(f.graph_swiglu_ratio, 3)}: not more in both"),
     "rounds_capped": Guard(
         "the rounds stopped at the time cap, not on the noise criterion", lambda f: not f.all_quiet,
         states=("The runs stopped at the cap",),

@@ -36,6 +36,14 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         found=lambda f: f"the call's {f.prefill_launches} launches come to about {_us(f.prefill_launch_us)} at the "
                         f"machine page's host time to enqueue one launch, against {_us(f.prefill_gpu_us)} of GPU "
                         f"work"),
+    "hiding_unsettled": Guard(
+        "whether the launches hide behind the GPU work at prefill is not settled: the unprofiled estimate lies under "
+        "the GPU time and the profiled host time over it",
+        lambda f: f.prefill_launch_us < f.prefill_gpu_us < f.prefill_host_us,
+        states=("not settled here",),
+        found=lambda f: f"the launches' estimate is {_us(f.prefill_launch_us)} and the host time under the profiler "
+                        f"{_us(f.prefill_host_us)}, against {_us(f.prefill_gpu_us)} of GPU work: not one under it "
+                        f"and the other over"),
     "fusion_saves": Guard(
         "compiling the MLP half took GPU time off it at prefill",
         lambda f: f.prefill_saved_share > 0,

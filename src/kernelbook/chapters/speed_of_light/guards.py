@@ -60,7 +60,7 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         lambda f: len(f.add_newest_noisy) == 1, states=("left one shape undecided",),
         found=lambda f: f"noisy rounds left {len(f.add_newest_noisy)} large shapes undecided in the newest run: "
                         f"{words(f.add_newest_noisy)}",
-        absent=(lambda f: not f.add_newest_noisy,
+        instead=(lambda f: not f.add_newest_noisy,
                 "noisy rounds left no large add + RMSNorm shape undecided in the newest run")),
     "add_open_programs": Guard(
         "at the first large shape not decidedly at the bar's share, a program of ours held more of each tensor than "
@@ -68,7 +68,7 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         lambda f: f.add_open.kib > f.add_open.copy_kib > 0, states=("a program of ours held",),
         found=lambda f: f"at {f.add_open.shape} a program of ours held {f.add_open.kib} KiB of each tensor, one of "
                         f"the fastest copy {f.add_open.copy_kib} KiB",
-        absent=(lambda f: not f.add_open.shape,
+        instead=(lambda f: not f.add_open.shape,
                 "ours was decidedly at the bar's share at every large add + RMSNorm shape in the newest run")),
     "rms_norm_far_below": Guard(
         "PyTorch's own fused norm ran ten points of the copy or more below every version the share figure draws",
@@ -169,7 +169,7 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         lambda f: f.swiglu_compiled_level, states=("torch.compile was level with ours at",),
         found=lambda f: "ours was ahead of torch.compile at every large shape"
                         + (f", level only with {f.swiglu_level_text}" if f.swiglu_level_text else ""),
-        absent=(lambda f: not f.swiglu_compiled_level,
+        instead=(lambda f: not f.swiglu_compiled_level,
                 "in the newest run ours was level with torch.compile at no large SwiGLU shape")),
     "compiled_inexact": Guard(
         "where torch.compile was level with ours it differed from eager's output while ours did not",
@@ -178,7 +178,7 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         states=("but not exact",),
         found=lambda f: f"where {f.inexact_rival or 'a rival'} was level with ours, its output matched eager's as "
                         f"ours did",
-        absent=(lambda f: not f.inexact_shows,
+        instead=(lambda f: not f.inexact_shows,
                 "where a rival was level with ours, it matched eager's output as ours did")),
     "probe_moves_more": Guard(
         "in some run placements moved ours more than it differed from any rival at the shape drawn",
@@ -200,6 +200,6 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         "in the newest run a SwiGLU figure stayed noisy at a large shape", lambda f: f.swiglu_newest_noisy_big,
         states=("still noisy at a large shape",),
         found=lambda f: "every SwiGLU figure at every large shape was quiet in the newest run",
-        absent=(lambda f: not f.swiglu_newest_noisy_big,
+        instead=(lambda f: not f.swiglu_newest_noisy_big,
                 "every SwiGLU figure at every large shape was quiet in the newest run")),
 }

@@ -58,15 +58,20 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
                            "or unsettled weighs two runs or more against each other"))),
     "runs_disagree": Guard(
         f"the runs of some figure disagree by more than {FIRM:.0%} and by more than their own spreads",
-        lambda f: f.n_unsettled > 0, states=("not that the next run will agree",), found=_disagree_found),
+        lambda f: f.n_unsettled > 0, states=("not that the next run will agree",), found=_disagree_found,
+        absent=(lambda f: f.one_run_figures == f.n_figures, _disagree_found)),
     "eager_unsettled": Guard(
         "the eager launch is unsettled: its runs disagree by more than the threshold and their own spreads",
         lambda f: f.launch_eager_firmness == "unsettled", states=("calls the eager launch unsettled",),
-        found=lambda f: _not_unsettled(f, "launch_eager", "the eager launch")),
+        found=lambda f: _not_unsettled(f, "launch_eager", "the eager launch"),
+        absent=(lambda f: _fig(f, "launch_eager").current_runs == 1,
+                lambda f: _not_unsettled(f, "launch_eager", "the eager launch"))),
     "host_unsettled": Guard(
         "the host's enqueue time is unsettled: its runs disagree by more than the threshold and their own spreads",
         lambda f: f.launch_host_firmness == "unsettled", states=("calls the host's enqueue time unsettled",),
-        found=lambda f: _not_unsettled(f, "launch_host", "the host's enqueue time")),
+        found=lambda f: _not_unsettled(f, "launch_host", "the host's enqueue time"),
+        absent=(lambda f: _fig(f, "launch_host").current_runs == 1,
+                lambda f: _not_unsettled(f, "launch_host", "the host's enqueue time"))),
     "host_paced": Guard(
         f"in every run of the current code, the eager cost per launch came within {TRACKS:.0%} of the host's time to "
         "enqueue one launch", lambda f: f.launch_tracks_current,
