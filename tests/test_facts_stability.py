@@ -803,6 +803,7 @@ def test_the_machine_table_lists_a_sampled_run_with_its_readings(fixture_results
 def test_a_noisy_or_unsettled_label_says_what_made_it_so():
     quiet, capped = FG.Sample(1.0, noise=0.004, quiet=True), FG.Sample(1.0, noise=0.011, quiet=False)
     assert FG.judged([quiet, capped]) == ("noisy", "1 of 2 runs stopped noisy at the cap")
+    assert FG.judged([capped]) == ("noisy", "its one run stopped noisy at the cap")
     assert FG.judged([FG.Sample(1.0, 0.9, 1.1)]) == ("noisy", "rounds spread past the threshold")
     assert FG.judged([FG.Sample(1.0, 0.999, 1.001), FG.Sample(1.5, 1.499, 1.501)]) == (
         "unsettled", "runs apart beyond their spreads")

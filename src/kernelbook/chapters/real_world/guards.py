@@ -11,6 +11,13 @@ def _us(x: float) -> str:
     return f"{fmt.num(x, 0)} µs"
 
 
+def _side(f) -> str:
+    """Where both host figures lie against the GPU work, when they do not straddle it: what the launches do."""
+    if f.prefill_host_us <= f.prefill_gpu_us:
+        return "under, so the launches hide behind" if f.prefill_launch_us < f.prefill_gpu_us else "at or under"
+    return "over, so the launches do not hide behind"
+
+
 GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
     "prefill_kernels_shorter": Guard(
         "at prefill the MLP half's kernels outlast a launch by less here than on the laptop",
@@ -41,9 +48,8 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         "the GPU time and the profiled host time over it",
         lambda f: f.prefill_launch_us < f.prefill_gpu_us < f.prefill_host_us,
         states=("not settled here",),
-        found=lambda f: f"the launches' estimate is {_us(f.prefill_launch_us)} and the host time under the profiler "
-                        f"{_us(f.prefill_host_us)}, against {_us(f.prefill_gpu_us)} of GPU work: not one under it "
-                        f"and the other over"),
+        found=lambda f: f"the launches' estimate ({_us(f.prefill_launch_us)}) and the host time under the profiler "
+                        f"({_us(f.prefill_host_us)}) both lie {_side(f)} the {_us(f.prefill_gpu_us)} of GPU work"),
     "fusion_saves": Guard(
         "compiling the MLP half took GPU time off it at prefill",
         lambda f: f.prefill_saved_share > 0,

@@ -370,7 +370,9 @@ def judged(current: list[Sample], shown: float | None = None) -> tuple[Firmness,
             return "unsettled", "runs apart beyond their spreads"
     capped = sum(s.quiet is False for s in current)
     if capped:  # still noisy when its sampling stopped at a cap (bench.py), whatever its spread came to
-        return "noisy", f"{capped} of {len(current)} run{'s' if len(current) > 1 else ''} stopped noisy at the cap"
+        if len(current) == 1:
+            return "noisy", "its one run stopped noisy at the cap"
+        return "noisy", f"{capped} of {len(current)} runs stopped noisy at the cap"
     if any(x > FIRM for s, x in zip(current, spreads, strict=True) if x is not None and s.quiet is None):
         return "noisy", "rounds spread past the threshold"  # a timer without the criterion
     if len(current) > 1:
