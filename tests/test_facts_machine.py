@@ -264,6 +264,8 @@ def test_guard_speedup_runs_vary_needs_a_second_run(data):
     near = F.from_data(**data, runs=[c, c])
     assert not _guard("speedup_runs_vary", near) and _found("speedup_runs_vary", near).startswith(
         "the graph speedup's 2 runs ran from")
+    gone, _ = G.GUARDS["speedup_runs_vary"].absent  # one run: not measured; two within their spread: not so
+    assert gone(one) and not gone(near)
 
 
 def test_each_guard_says_what_fails_with_the_values(data):

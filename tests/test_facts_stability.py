@@ -451,7 +451,9 @@ def _found(name, f):
 
 
 def _absent(name, f):
-    pred, words = G.GUARDS[name].absent
+    """The one sentence the guard's paragraph gives way to on `f` (not measured, or a finding instead), or ""."""
+    g = G.GUARDS[name]
+    pred, words = g.absent or g.instead
     return (words if isinstance(words, str) else words(f)) if pred(f) else ""
 
 
@@ -692,7 +694,7 @@ def test_each_guard_that_gives_way_says_what_its_own_paragraph_needed(runs):
     """Issue 60, item 6: on a GPU with one run of everything (the fixture), the page's top box lists each guard that
     gives way with its own words, not one line ("needs a second run") repeated."""
     f = F.from_data(runs, "H200")
-    words = {name: (g.absent and _absent(name, f)) or _found(name, f) for name, g in G.GUARDS.items()
+    words = {name: ((g.absent or g.instead) and _absent(name, f)) or _found(name, f) for name, g in G.GUARDS.items()
              if not g.test(f)}
     assert {"all_judged", "runs_disagree", "eager_unsettled", "host_unsettled", "launch_moved", "picks_compared",
             "far_compared", "two_each", "earlier", "moved"} <= set(words)
@@ -834,3 +836,15 @@ def test_a_launch_figure_with_one_current_run_is_not_measured_unsettled(runs):
     f = F.from_data(runs, "H200")
     for name in ("eager_unsettled", "host_unsettled"):
         assert "there is no second run for it to disagree with" in _absent(name, f)
+
+
+def test_every_experiment_run_once_reads_as_not_measured_and_no_earlier_code_as_a_finding(runs):
+    f = F.from_data(runs, "H200")
+    assert f.one_current_each and not _guard("two_each", f)
+    assert _absent("two_each", f).startswith(f"each of the {f.experiments} experiments ran once")
+    gone, words = G.GUARDS["earlier"].instead  # "none of earlier code" is what the folders hold: a finding
+    assert G.GUARDS["earlier"].absent is None and gone(f) == (f.earlier_runs == 0)
+    _another(runs, "machine.ceilings", True, "2099-01-01")
+    f = F.from_data(runs, "H200")
+    assert not f.one_current_each and not _absent("two_each", f) and not _guard("two_each", f)
+

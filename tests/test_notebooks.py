@@ -74,3 +74,15 @@ def test_a_folded_block_reads_in_a_notebook_and_its_snippet_runs_as_a_cell():
     assert "**How this was measured**\nFolded text." in stretches[0]
     assert "\nMore folded text." in stretches[1] and "    More" not in stretches[1]
     assert notebooks._unboxed("!!! abstract\n    Body.\n") == "\nBody.\n"  # a box without a title
+
+
+def test_a_content_tab_reads_in_a_notebook_with_its_code_include_expanded():
+    """speed-of-light shows three kernels in tabs (`=== "Persistent"`, the include indented under it): the notebook
+    showed the tab marker and the unexpanded include as code."""
+    assert notebooks._unboxed('=== "Persistent"\n\n    ```python\n    x = 1\n    ```\n') == \
+        "**Persistent**\n\n```python\nx = 1\n```\n"
+    for nb in sorted((paths.root() / "docs" / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(nb.read_text())["cells"]:
+            text = "".join(cell["source"])
+            if cell["cell_type"] == "markdown":
+                assert "--8<--" not in text and '=== "' not in text, (nb.name, text[:200])

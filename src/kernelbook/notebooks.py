@@ -24,7 +24,8 @@ from kernelbook import macros, paths
 EXEC_INCLUDE = re.compile(r'^[ \t]*```python exec="on"[^\n]*\n[ \t]*--8<-- "(snippets/[^"]+\.py)"\n[ \t]*```[ \t]*$',
                           re.M)
 # a box or folded block (`!!! note "Title"`, `??? note "Title"`): in a notebook, its title in bold, its text dedented
-BOX = re.compile(r'^(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+"([^"]*)")?[ \t]*$', re.M)
+# a box or fold (`!!! note "Title"`, `??? note`), or a content tab (`=== "Title"`): its body is indented 4
+BOX = re.compile(r'^(?:(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+"([^"]*)")?|===[ \t]+"([^"]*)")[ \t]*$', re.M)
 IMAGE_ATTRS = re.compile(r"(!\[[^\]]*\]\([^)]*\))\{[^}\n]*\}")  # `![a](x.svg){ width="600" }`: Jupyter shows braces
 INCLUDE = re.compile(r'^--8<-- "([^":]+)(?::([\w-]+))?"$', re.M)
 PAGE_LINK = re.compile(r"\]\((?!https?:|#|/|\.\./)([\w-]+\.md(?:#[\w-]*)?)\)")  # a link to a sibling page
@@ -89,12 +90,14 @@ def prose(page: str, part: int, machine: str | None = None) -> str:
 
 
 def _unboxed(text: str) -> str:
-    """Boxes and folded blocks as Jupyter can show them: the title in bold, the body (indented 4) dedented."""
+    """Boxes, folded blocks and content tabs as Jupyter can show them: the title in bold, the body (indented 4)
+    dedented, so that a code include inside a tab is expanded like any other."""
     out, inside = [], False
     for line in text.split("\n"):
         m = BOX.match(line)
         if m:
-            out.append(f"**{m.group(1)}**" if m.group(1) else "")
+            title = m.group(1) or m.group(2)
+            out.append(f"**{title}**" if title else "")
             inside = True
         elif inside and (line.startswith("    ") or not line.strip()):
             out.append(line[4:])

@@ -63,7 +63,7 @@ GUARDS = {  # what the page's sentences rest on (kernelbook.guards), one clause 
                         f"{f.base_kernels}"),
     "fusing_most": Guard(
         "the two fusing rungs together saved more than half of what the fastest rung gained on the plain graph",
-        lambda f: f.fusing_gain_share > 0.5, states=("bought most of the gain",),
+        lambda f: f.fusing_gain_share > 0.5, states=("bought most of this gain",),
         found=lambda f: f"the two fusing rungs saved {_ms(f.fusing_saved_ms)} ms of the "
                         f"{_ms(None if f.best_ms is None else f.base_ms - f.best_ms)} ms gained "
                         f"({fmt.pct(f.fusing_gain_share)})"),

@@ -95,5 +95,6 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
                          f"{fmt.num(f.laptop_graph_low, 0)} to {fmt.num(f.laptop_graph_high, 0)}×")),
     "speedup_runs_vary": Guard(
         "the graph speedup's runs lie further apart than a run's own spread", lambda f: f.launch_speedup_runs_vary,
-        states=("the runs disagree",), found=_speedup_runs),
+        states=("the runs disagree",), found=_speedup_runs,
+        absent=(lambda f: f.ceilings_runs == 1, _speedup_runs)),
 }

@@ -129,7 +129,8 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
                            "other run's configurations to compare"))),
     "two_each": Guard(
         "every experiment has at least two runs of the current code", lambda f: f.one_current_experiments == 0,
-        states=("at least two runs each",), found=_one_run_each),
+        states=("at least two runs each",), found=_one_run_each,
+        absent=(lambda f: f.one_current_each, _one_run_each)),
     "same_sw": Guard(
         "every stored run used the same torch, Triton, CUDA and driver", lambda f: f.same_versions,
         states=("the same software",),
@@ -137,7 +138,7 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
     "earlier": Guard(
         "some experiment has a stored run of earlier code", lambda f: f.earlier_runs > 0,
         states=("runs of earlier code",), found=lambda f: f"{f.earlier_runs} runs of earlier code are stored",
-        absent=(lambda f: f.earlier_runs == 0, "every stored run is of the current code: none of earlier code")),
+        instead=(lambda f: f.earlier_runs == 0, "every stored run is of the current code: none of earlier code")),
     "moved": Guard(
         f"an earlier-code run put some figure further from today's than {FIRM:.0%} and than the spreads",
         lambda f: f.n_moved > 0, states=("further from today's median than the threshold",),
