@@ -304,8 +304,8 @@ FORMATS = {  # how each figure of the page reads (kernelbook.macros); shares of 
     "swiglu_share_low": "pct_down:1",
     "swiglu_share_high": "pct_down:1",
     "add_open_share": "pct_down:1",
-    "rerun_here": "pct_down:1",
-    "rerun_main": "pct_down:1",
+    "rerun_here": "pct_down:2",  # two digits: the guard weighs a tenth of a point
+    "rerun_main": "pct_down:2",
     "goal_share": "pct:0", "confidence": "pct:0", "copy_round_spread": "pct:1", "inexact_share": "pct:0",
     "large_copy_gib": "num:0", "large_copy_gbps": "num:0", "small_own_work_points": "num:0",
     "one_row_gap_points": "num:1", "tile_margin_points": "num:1", "rerun_points": "num:1",
