@@ -12,10 +12,12 @@ def _us(x: float) -> str:
 
 
 def _side(f) -> str:
-    """Where both host figures lie against the GPU work, when they do not straddle it: what the launches do."""
+    """Where both host figures lie against the GPU work, when they do not straddle it, and what that makes of the
+    launches."""
+    gpu = _us(f.prefill_gpu_us)
     if f.prefill_host_us <= f.prefill_gpu_us:
-        return "under, so the launches hide behind" if f.prefill_launch_us < f.prefill_gpu_us else "at or under"
-    return "over, so the launches do not hide behind"
+        return f"under the {gpu} of GPU work, so the launches hide behind it"
+    return f"over the {gpu} of GPU work, so the launches do not hide behind it"
 
 
 GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each tested both ways in tests/
@@ -49,7 +51,7 @@ GUARDS = {  # what the page's paragraphs rest on (kernelbook.guards); each teste
         lambda f: f.prefill_launch_us < f.prefill_gpu_us < f.prefill_host_us,
         states=("not settled here",),
         found=lambda f: f"the launches' estimate ({_us(f.prefill_launch_us)}) and the host time under the profiler "
-                        f"({_us(f.prefill_host_us)}) both lie {_side(f)} the {_us(f.prefill_gpu_us)} of GPU work"),
+                        f"({_us(f.prefill_host_us)}) both lie {_side(f)}"),
     "fusion_saves": Guard(
         "compiling the MLP half took GPU time off it at prefill",
         lambda f: f.prefill_saved_share > 0,
